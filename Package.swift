@@ -1,0 +1,75 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers, bottom to top (each folder under Sources/ is one target):
+//   CGSL      the GNU Scientific Library, as a system library
+//   Sampling  random streams, seed derivation and distributions over GSL
+//   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
+//   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
+//   Scenario  scenario files (YAML) turned into model configurations, with located errors
+//   Reports   running people in parallel, shards, CSV reports, comparisons, merge
+//   CLI       the `widgetsim` command
+//   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
+let package = Package(
+    name: "WidgetSim",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "widgetsim", targets: ["widgetsim"]),
+        .executable(name: "widgetsim-bench", targets: ["widgetsim-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGSL",
+            path: "Sources/CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"])]
+        ),
+        .target(name: "WidgetSimSampling", dependencies: ["CGSL"], path: "Sources/Sampling"),
+        .target(name: "WidgetSimKernel", path: "Sources/Kernel"),
+        .target(
+            name: "WidgetSimModel",
+            dependencies: ["WidgetSimSampling", "WidgetSimKernel"],
+            path: "Sources/Model"
+        ),
+        .target(
+            name: "WidgetSimScenario",
+            dependencies: ["WidgetSimModel", .product(name: "Yams", package: "Yams")],
+            path: "Sources/Scenario"
+        ),
+        .target(
+            name: "WidgetSimReports",
+            dependencies: ["WidgetSimModel", "WidgetSimScenario", "WidgetSimSampling"],
+            path: "Sources/Reports"
+        ),
+        .executableTarget(
+            name: "widgetsim",
+            dependencies: [
+                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/CLI"
+        ),
+        .executableTarget(
+            name: "widgetsim-bench",
+            dependencies: ["WidgetSimKernel", "WidgetSimSampling"],
+            path: "Sources/Bench"
+        ),
+        .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
+        .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
+        .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),
+        .testTarget(
+            name: "ScenarioTests",
+            dependencies: ["WidgetSimScenario", "WidgetSimModel"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
+            resources: [.copy("Golden")]
+        ),
+    ]
+)

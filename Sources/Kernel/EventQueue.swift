@@ -1,0 +1,227 @@
+/// Simulated time: whole milliseconds since the scenario's start instant.
+public typealias SimTime = Int64
+
+/// The future-event list: a 4-ary min-heap of value events ordered by
+/// `(time, rank, sequence)`.
+///
+/// **Same-time rule.** Two events due at the same millisecond run in order of their
+/// `rank` (smaller first; the model documents what each rank means), and events of
+/// equal time and rank run in the order they were scheduled (`sequence`, a counter
+/// that only grows). No two events ever compare equal, so a run is deterministic.
+///
+/// **Slots.** An event may be scheduled in a numbered slot. A slot holds at most one
+/// live event: scheduling into an occupied slot supersedes the earlier event, and
+/// `cancel(slot:)` withdraws it. Superseded and cancelled events stay in the heap and
+/// are dropped, uncounted, when they reach the top (lazy deletion), so neither
+/// operation searches the heap.
+///
+/// **No allocation per event.** Entries are values stored inline in one array; after
+/// the array has grown to the largest number of pending events, scheduling and
+/// popping allocate nothing.
+public struct EventQueue<Payload> {
+    /// One pending event. `key` packs the ordering into one 128-bit integer: the
+    /// time (sign bit flipped, so negative times sort first) in the high 64 bits, the
+    /// rank in the next 8 and the scheduling sequence in the low 56. One integer
+    /// comparison orders two events.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var key: UInt128
+        @usableFromInline var slot: Int32
+        @usableFromInline var payload: Payload
+
+        @inlinable @inline(__always)
+        init(time: SimTime, order: UInt64, slot: Int32, payload: Payload) {
+            self.key = UInt128(UInt64(bitPattern: time) ^ (1 << 63)) << 64 | UInt128(order)
+            self.slot = slot
+            self.payload = payload
+        }
+
+        @inlinable @inline(__always)
+        var time: SimTime { SimTime(bitPattern: UInt64(truncatingIfNeeded: key >> 64) ^ (1 << 63)) }
+
+        @inlinable @inline(__always)
+        var sequence: UInt64 { UInt64(truncatingIfNeeded: key) & EventQueue.sequenceMask }
+
+        @inlinable @inline(__always)
+        func precedes(_ other: Entry) -> Bool { key < other.key }
+    }
+
+    @usableFromInline var heap: [Entry] = []
+    @usableFromInline var nextSequence: UInt64 = 1
+    /// The sequence number of each slot's live event, or 0 when the slot is empty.
+    @usableFromInline var slotSequence: [UInt64]
+    /// The due time of each slot's live event (meaningful only when the slot is live).
+    @usableFromInline var slotTime: [SimTime]
+    /// True while the top entry has been handed out by `popNext` but not yet removed:
+    /// the next `schedule` overwrites it in place (one sift-down instead of a
+    /// sift-down plus a sift-up), and the next `popNext` removes it.
+    @usableFromInline var topIsConsumed = false
+
+    /// The number of distinct ranks: ranks are `0 ..< rankLimit`.
+    public static var rankLimit: Int { 256 }
+
+    /// Creates an empty queue with `slots` supersedable slots (numbered `0 ..< slots`).
+    public init(slots: Int = 0, reservingCapacity capacity: Int = 0) {
+        slotSequence = Array(repeating: 0, count: slots)
+        slotTime = Array(repeating: 0, count: slots)
+        heap.reserveCapacity(capacity)
+    }
+
+    /// Entries in the heap, including superseded ones not yet dropped. O(1).
+    @inlinable public var storedCount: Int { heap.count - (topIsConsumed ? 1 : 0) }
+
+    /// True when no entry, live or superseded, is stored. O(1).
+    @inlinable public var isEmpty: Bool { storedCount == 0 }
+
+    /// Removes every event and empties every slot, keeping the allocated storage. O(slots).
+    public mutating func removeAll(slots: Int? = nil) {
+        heap.removeAll(keepingCapacity: true)
+        topIsConsumed = false
+        nextSequence = 1
+        let count = slots ?? slotSequence.count
+        if count == slotSequence.count {
+            for i in slotSequence.indices { slotSequence[i] = 0 }
+        } else {
+            slotSequence = Array(repeating: 0, count: count)
+            slotTime = Array(repeating: 0, count: count)
+        }
+    }
+
+    /// Schedules `payload` at `time` with same-time `rank`, outside any slot.
+    /// O(log n).
+    @inlinable
+    public mutating func schedule(at time: SimTime, rank: UInt8, _ payload: Payload) {
+        insert(Entry(time: time, order: makeOrder(rank), slot: -1, payload: payload))
+    }
+
+    /// Schedules `payload` at `time` in `slot`, superseding the slot's live event if
+    /// it has one. O(log n).
+    @inlinable
+    public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
+        let order = makeOrder(rank)
+        slotSequence[slot] = order & Self.sequenceMask
+        slotTime[slot] = time
+        insert(Entry(time: time, order: order, slot: Int32(truncatingIfNeeded: slot), payload: payload))
+    }
+
+    /// Withdraws the live event of `slot`, if any. O(1).
+    @inlinable
+    public mutating func cancel(slot: Int) {
+        slotSequence[slot] = 0
+    }
+
+    /// The due time of `slot`'s live event, or nil when the slot is empty. O(1).
+    @inlinable
+    public func pendingTime(slot: Int) -> SimTime? {
+        slotSequence[slot] == 0 ? nil : slotTime[slot]
+    }
+
+    /// Removes and returns the earliest live event, skipping superseded and cancelled
+    /// ones; nil when none is left or the earliest is due at or after `limit`.
+    /// Amortised O(log n).
+    @inlinable
+    public mutating func popNext(before limit: SimTime) -> (time: SimTime, payload: Payload)? {
+        if topIsConsumed {
+            removeTop()
+            topIsConsumed = false
+        }
+        while let top = heap.first {
+            if top.slot >= 0 {
+                let slot = Int(top.slot)
+                if slotSequence[slot] != top.sequence {
+                    removeTop()  // superseded or cancelled
+                    continue
+                }
+                if top.time >= limit { return nil }
+                slotSequence[slot] = 0  // delivered: the slot is empty again
+            } else if top.time >= limit {
+                return nil
+            }
+            topIsConsumed = true
+            return (top.time, top.payload)
+        }
+        return nil
+    }
+
+    // MARK: - Heap mechanics
+
+    @usableFromInline static var sequenceMask: UInt64 { (1 << 56) - 1 }
+
+    @inlinable @inline(__always)
+    mutating func makeOrder(_ rank: UInt8) -> UInt64 {
+        let sequence = nextSequence
+        nextSequence &+= 1
+        return UInt64(rank) << 56 | sequence
+    }
+
+    @inlinable
+    mutating func insert(_ entry: Entry) {
+        if topIsConsumed {
+            topIsConsumed = false
+            siftDown(entry, from: 0)
+        } else {
+            heap.append(entry)
+            siftUp(from: heap.count - 1)
+        }
+    }
+
+    @inlinable
+    mutating func removeTop() {
+        let last = heap.removeLast()
+        if !heap.isEmpty { siftDown(last, from: 0) }
+    }
+
+    @inlinable
+    mutating func siftUp(from start: Int) {
+        heap.withUnsafeMutableBufferPointer { h in
+            var child = start
+            let entry = h[child]
+            while child > 0 {
+                let parent = (child - 1) >> 2
+                if !entry.precedes(h[parent]) { break }
+                h[child] = h[parent]
+                child = parent
+            }
+            h[child] = entry
+        }
+    }
+
+    /// Places `entry` at `start` and moves it down until the heap property holds.
+    /// The smallest of up to four children is chosen with conditional moves rather
+    /// than branches: on random keys a branch per comparison mispredicts half the time.
+    @inlinable
+    mutating func siftDown(_ entry: Entry, from start: Int) {
+        heap.withUnsafeMutableBufferPointer { h in
+            let count = h.count
+            var hole = start
+            let key = entry.key
+            while true {
+                let first = 4 * hole + 1
+                if first >= count { break }
+                var best = first
+                var bestKey = h[first].key
+                if first + 3 < count {
+                    let k1 = h[first + 1].key, k2 = h[first + 2].key, k3 = h[first + 3].key
+                    let a = k1 < bestKey
+                    best = a ? first + 1 : best
+                    bestKey = a ? k1 : bestKey
+                    let low23 = k3 < k2 ? first + 3 : first + 2
+                    let low23Key = k3 < k2 ? k3 : k2
+                    let b = low23Key < bestKey
+                    best = b ? low23 : best
+                    bestKey = b ? low23Key : bestKey
+                } else {
+                    var c = first + 1
+                    while c < count {
+                        if h[c].key < bestKey { best = c; bestKey = h[c].key }
+                        c += 1
+                    }
+                }
+                if !(bestKey < key) { break }
+                h[hole] = h[best]
+                hole = best
+            }
+            h[hole] = entry
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import WidgetSimKernel
+
+/// Why a widget instance reloads (MODEL §3). The raw value orders report columns.
+public enum ReloadReason: Int, CaseIterable, Sendable {
+    /// The timeline's reload policy came due (`atEnd`, `after`), or its retry did.
+    case timeline
+    /// The app asked from the background (a push handler, background refresh).
+    case background
+    /// The app asked while in the foreground.
+    case foreground
+    /// An app intent ran from a button or toggle of this instance.
+    case interaction
+    /// A significant time change: local midnight, a DST transition, a new time zone.
+    case timeChange
+    /// Locale, Dynamic Type / accessibility or account change.
+    case environment
+
+    /// Whether the reload is charged to the instance's budget (Apple, "Keeping a
+    /// widget up to date"). Only charged requests are put to the budget policy; the
+    /// system grants the others at once.
+    public var isCharged: Bool { self == .timeline || self == .background }
+
+    /// The name used in report columns and traces.
+    public var label: String {
+        switch self {
+        case .timeline: "timeline"
+        case .background: "background"
+        case .foreground: "foreground"
+        case .interaction: "interaction"
+        case .timeChange: "time_change"
+        case .environment: "environment"
+        }
+    }
+}
+
+/// A budget policy's answer to a charged reload request.
+public enum BudgetDecision: Sendable, Equatable {
+    case grant
+    /// Refused now; the request is retried at this time (requests of one instance
+    /// coalesce: a newer request of the same class replaces a pending one).
+    case deferUntil(SimTime)
+    /// Refused and dropped.
+    case deny
+}
+
+/// A budget policy (MODEL §4). One object serves one worker for one policy pair; the
+/// engine calls `begin` before each person, then feeds it that person's requests,
+/// reloads, views and app use in time order. It sees no ground truth.
+///
+/// The engine asks `decide` only for charged reasons (`ReloadReason.isCharged`): free
+/// reloads are granted by the system and reported through `didReload`.
+public protocol BudgetPolicy: AnyObject {
+    /// A new person with `instances` widget instances (numbered as in the scenario).
+    func begin(instances: Int)
+    /// A charged request of `instance` at `now`.
+    func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision
+    /// A reload happened (charged ones were granted by `decide` just before).
+    func didReload(instance: Int, charged: Bool, at now: SimTime)
+    /// `instance` was on screen at a home-screen view.
+    func didView(instance: Int, at now: SimTime)
+    /// The app owning `instance` came to the foreground.
+    func didUseApp(instance: Int, at now: SimTime)
+}
+
+extension BudgetPolicy {
+    public func didView(instance: Int, at now: SimTime) {}
+    public func didUseApp(instance: Int, at now: SimTime) {}
+}
+
+/// How a refused request is handled, shared by every policy that refuses: timeline
+/// requests and background requests each either retry after a delay or are dropped.
+public struct RefusalRule: Sendable {
+    public static let timelineRetry = ParameterSpec(
+        "timeline_retry", .durationOrDrop, default: .duration(15 * Milliseconds.minute),
+        "delay before a refused timeline request is asked again, or `drop`")
+    public static let backgroundRetry = ParameterSpec(
+        "background_retry", .durationOrDrop, default: .text("drop"),
+        "delay before a refused background request is asked again, or `drop`")
+    public static let parameters = [timelineRetry, backgroundRetry]
+
+    public var timelineRetryMs: Int64?
+    public var backgroundRetryMs: Int64?
+
+    public init(_ p: PolicyParameters) {
+        timelineRetryMs = p.retry(Self.timelineRetry)
+        backgroundRetryMs = p.retry(Self.backgroundRetry)
+    }
+
+    public init(timelineRetryMs: Int64?, backgroundRetryMs: Int64?) {
+        self.timelineRetryMs = timelineRetryMs
+        self.backgroundRetryMs = backgroundRetryMs
+    }
+
+    /// The decision for a refused request: retried after the reason's delay, but
+    /// never before `earliest` (the time the policy could grant, when it knows it).
+    public func refuse(_ reason: ReloadReason, at now: SimTime, earliest: SimTime? = nil) -> BudgetDecision {
+        let delay = reason == .timeline ? timelineRetryMs : backgroundRetryMs
+        guard let delay else { return .deny }
+        return .deferUntil(max(now + delay, earliest ?? now))
+    }
+}

@@ -1,0 +1,174 @@
+/// The size classes of WidgetKit.
+public enum WidgetFamily: String, CaseIterable, Sendable {
+    case small, medium, large, extraLarge, accessoryCircular, accessoryRectangular, accessoryInline
+}
+
+/// One widget instance as the scenario defines it (MODEL §3).
+public struct WidgetSpec: Sendable {
+    /// Unique within the scenario; names the instance in reports.
+    public var id: String
+    /// The widget kind: `reloadTimelines(ofKind:)` reaches every instance of a kind.
+    public var kind: String
+    /// The app that owns the kind; its sessions put it in the foreground.
+    public var app: String
+    public var family: WidgetFamily
+    /// Intent parameters, sorted by key: two instances of one kind may differ here,
+    /// and a donation matches the instance whose configuration it carries.
+    public var configuration: [String: String]
+    public var interactive: Bool
+    /// Energy per reload, in thousandths of a unit (whole numbers keep sums exact).
+    public var reloadCostMilli: Int64
+    public var usesNetwork: Bool
+    public var interest: InterestSpec
+    public var timeline: TimelineSpec
+    public var content: ContentSpec
+    public var relevance: RelevanceSpec
+
+    public init(
+        id: String, kind: String, app: String, family: WidgetFamily = .small,
+        configuration: [String: String] = [:], interactive: Bool = false,
+        reloadCostMilli: Int64 = 1000, usesNetwork: Bool = true,
+        interest: InterestSpec, timeline: TimelineSpec, content: ContentSpec,
+        relevance: RelevanceSpec = .none
+    ) {
+        self.id = id
+        self.kind = kind
+        self.app = app
+        self.family = family
+        self.configuration = configuration
+        self.interactive = interactive
+        self.reloadCostMilli = reloadCostMilli
+        self.usesNetwork = usesNetwork
+        self.interest = interest
+        self.timeline = timeline
+        self.content = content
+        self.relevance = relevance
+    }
+}
+
+/// Latent interest λ_w(t) (MODEL §2): `base` × hour factor × weekday factor × burst.
+/// The hour factor is `hourly[h]` times `peak.factor` for every peak with
+/// |h − peak.hour| ≤ peak.widthHours (hours on a 24-hour circle).
+public struct InterestSpec: Sendable {
+    public var base: Double
+    public var hourly: [Double] = HourProfile.flat
+    public var peaks: [InterestPeak] = []
+    /// Monday first.
+    public var weekday: [Double] = Array(repeating: 1, count: 7)
+    /// Interest × factor for a while after each push for this widget.
+    public var afterPush: Burst? = nil
+    /// Interest × factor from `before` ahead of each scheduled content change (a
+    /// meeting) until `after` past it.
+    public var aroundScheduled: Burst? = nil
+
+    public init(base: Double, peaks: [InterestPeak] = []) {
+        self.base = base
+        self.peaks = peaks
+    }
+
+    /// The hour-of-day × weekday factor (no bursts).
+    public func factor(hour: Int, weekday: Int) -> Double {
+        var f = hourly[hour] * self.weekday[weekday]
+        for p in peaks {
+            let d = abs(hour - p.hour)
+            if min(d, 24 - d) <= p.widthHours { f *= p.factor }
+        }
+        return f
+    }
+}
+
+public struct InterestPeak: Sendable, Hashable {
+    public var hour: Int
+    public var widthHours: Int
+    public var factor: Double
+    public init(hour: Int, widthHours: Int = 1, factor: Double) {
+        self.hour = hour
+        self.widthHours = widthHours
+        self.factor = factor
+    }
+}
+
+public struct Burst: Sendable, Hashable {
+    public var factor: Double
+    public var beforeMs: Int64
+    public var afterMs: Int64
+    public init(factor: Double, beforeMs: Int64 = 0, afterMs: Int64) {
+        self.factor = factor
+        self.beforeMs = beforeMs
+        self.afterMs = afterMs
+    }
+}
+
+/// What the widget's timeline provider does on a reload at t (MODEL §3): entries at t
+/// and at every predictable content change in (t, t + horizon]; a change less than
+/// `entrySpacingMs` after the previous entry is folded into that entry (the widget
+/// shows it early — predictable content is known ahead); and a reload policy.
+public struct TimelineSpec: Sendable, Hashable {
+    public var horizonMs: Int64
+    public var entrySpacingMs: Int64 = 5 * Milliseconds.minute
+    public var reload: ReloadPolicy
+
+    public init(horizonMs: Int64, entrySpacingMs: Int64 = 5 * Milliseconds.minute, reload: ReloadPolicy) {
+        self.horizonMs = horizonMs
+        self.entrySpacingMs = entrySpacingMs
+        self.reload = reload
+    }
+}
+
+/// When a timeline asks to be reloaded: the earliest time the system asks again; the
+/// budget policy decides when a reload really happens.
+public enum ReloadPolicy: Sendable, Hashable {
+    /// At the end of the timeline: its horizon.
+    case atEnd
+    /// This long after the reload.
+    case after(Int64)
+    /// Only when something else reloads the widget.
+    case never
+}
+
+/// How a widget's true content changes (MODEL §2).
+public struct ContentSpec: Sendable, Hashable {
+    /// A predictable change every `periodicMs` from the start (e.g. an hourly forecast).
+    public var periodicMs: Int64? = nil
+    /// Scheduled changes (e.g. meetings), known ahead: Poisson per day over the hours
+    /// of `scheduledProfile`.
+    public var scheduledPerDay: Double = 0
+    public var scheduledProfile: [Double] = HourProfile.office
+    /// Random changes (e.g. news): Poisson per day with a 24-hour profile; never in a timeline.
+    public var randomPerDay: Double = 0
+    public var randomProfile: [Double] = HourProfile.flat
+    /// Share of random changes announced by a push, and the push's latency
+    /// (log-normal: median, sigma; sigma 0 is a constant latency).
+    public var pushFraction: Double = 0
+    public var pushLatencyMedianMs: Int64 = 30 * Milliseconds.second
+    public var pushLatencySigma: Double = 0
+
+    public init() {}
+}
+
+/// What relevance the widget's timeline entries carry (MODEL §5).
+public enum RelevanceSpec: Sendable, Hashable {
+    /// No relevance: the widget never asks to rotate.
+    case none
+    /// Every reload's first entry carries `score` until the next relevance (duration 0).
+    case constant(score: Double)
+    /// Ahead of each scheduled change: `score` from `leadMs` before it until
+    /// `durationMs` after it; `baseline` otherwise (calendar).
+    case scheduled(score: Double, baseline: Double, leadMs: Int64, durationMs: Int64)
+    /// A reload that brings a random change carries `score` for `durationMs`, then
+    /// `baseline` (news: breaking stories).
+    case breaking(score: Double, baseline: Double, durationMs: Int64)
+}
+
+/// The Smart Stack: up to 10 instances of one family, in the person's order.
+/// Widgets not in the stack stand alone on the home screen and are seen at every view.
+public struct StackSpec: Sendable, Hashable {
+    /// Indices into `Scenario.widgets`, in the person's order.
+    public var members: [Int]
+    public var smartRotate: Bool
+    public static let maximumMembers = 10
+    public init(members: [Int], smartRotate: Bool = true) {
+        self.members = members
+        self.smartRotate = smartRotate
+    }
+}

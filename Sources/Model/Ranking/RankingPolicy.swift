@@ -1,0 +1,73 @@
+import WidgetSimKernel
+import WidgetSimSampling
+
+/// What a ranking policy sees at one home-screen view. Stack members are numbered
+/// `0 ..< count` in the person's order.
+public struct ViewContext {
+    public var time: SimTime
+    /// Local hour of day, 0…23.
+    public var hour: Int
+    /// Local weekday, Monday = 0 … Sunday = 6.
+    public var weekday: Int
+    /// Latent interest λ of each stack member at this view. This is the ground truth
+    /// the person's behaviour is drawn from: only `oracle` may read it.
+    public var groundTruthInterest: UnsafeBufferPointer<Double>
+
+    public init(time: SimTime, hour: Int, weekday: Int, groundTruthInterest: UnsafeBufferPointer<Double>) {
+        self.time = time
+        self.hour = hour
+        self.weekday = weekday
+        self.groundTruthInterest = groundTruthInterest
+    }
+}
+
+/// What the person visibly did at a view: the learning signal.
+public struct ViewOutcome {
+    public var time: SimTime
+    public var hour: Int
+    public var weekday: Int
+    /// The member the stack showed on top.
+    public var top: Int
+    /// The member the person swiped to because the top was not the one wanted, or nil.
+    public var swipedTo: Int?
+    /// Whether the person tapped the widget they ended up looking at.
+    public var tapped: Bool
+
+    public init(time: SimTime, hour: Int, weekday: Int, top: Int, swipedTo: Int?, tapped: Bool) {
+        self.time = time
+        self.hour = hour
+        self.weekday = weekday
+        self.top = top
+        self.swipedTo = swipedTo
+        self.tapped = tapped
+    }
+}
+
+/// A relevance-ranking policy (MODEL §5). One object serves one worker for one policy
+/// pair: `begin` starts each person; `rank` is called at every view of a stack with
+/// Smart Rotate on; `observe` follows every such view.
+public protocol RankingPolicy: AnyObject {
+    /// A new person whose stack has `members` instances. `stream` is the policy's own
+    /// random stream for this person (seeded apart from every exogenous stream).
+    func begin(members: Int, stream: RandomStream)
+    /// Orders `order` best first. It arrives holding `0 ..< members` in the person's
+    /// order, and must leave a permutation of it.
+    func rank(_ view: ViewContext, history: StackHistory, order: inout [Int])
+    /// The observable result of the view just ranked.
+    func observe(_ outcome: ViewOutcome, history: StackHistory)
+}
+
+extension RankingPolicy {
+    public func observe(_ outcome: ViewOutcome, history: StackHistory) {}
+}
+
+extension Array where Element == Int {
+    /// Sorts stack members by `score`, highest first; equal scores keep the person's
+    /// order (lower member index first). `score` is called once per member.
+    public mutating func rankDescending(by score: (Int) -> Double, scratch: inout [Double]) {
+        scratch.removeAll(keepingCapacity: true)
+        for m in 0 ..< count { scratch.append(score(m)) }
+        let s = scratch
+        sort { a, b in s[a] != s[b] ? s[a] > s[b] : a < b }
+    }
+}

@@ -1,0 +1,125 @@
+import WidgetSimKernel
+
+/// Everything observable about one person's stack that ranking policies may use
+/// (MODEL §5): donations, feedback, views and each member's relevance, current and
+/// past. The engine writes it; policies only read it. Never holds ground truth.
+///
+/// Counts by hour are flat arrays indexed `member * 24 + hour`; by weekday and hour,
+/// `member * 168 + weekday * 24 + hour`.
+public final class StackHistory {
+    public private(set) var members: Int = 0
+
+    /// Time of each member's latest donation, or nil.
+    public private(set) var lastDonation: [SimTime?] = []
+    public private(set) var donations: [Int] = []
+    public private(set) var donationsByHour: [Int] = []
+    public private(set) var donationsByWeekdayHour: [Int] = []
+
+    /// Swipes that ended on each member (it was wanted, not on top).
+    public private(set) var swipesToByHour: [Int] = []
+    public private(set) var swipesToByWeekdayHour: [Int] = []
+    /// Taps on each member.
+    public private(set) var taps: [Int] = []
+    /// Views at which each member was on top.
+    public private(set) var timesOnTop: [Int] = []
+    /// The top of the previous view, or nil before the first.
+    public private(set) var previousTop: Int?
+
+    /// Each member's current relevance score, or nil when its current entry carries
+    /// none. Set by the engine before each `rank`.
+    public internal(set) var currentRelevance: [Double?] = []
+    /// Each member's past relevance scores (every score its timelines carried), sorted.
+    private var sortedScores: [[Double]] = []
+
+    public init() {}
+
+    /// Clears everything for a new person with `members` stack members.
+    public func reset(members: Int) {
+        self.members = members
+        lastDonation = Array(repeating: nil, count: members)
+        donations = Array(repeating: 0, count: members)
+        donationsByHour = Array(repeating: 0, count: members * 24)
+        donationsByWeekdayHour = Array(repeating: 0, count: members * 168)
+        swipesToByHour = Array(repeating: 0, count: members * 24)
+        swipesToByWeekdayHour = Array(repeating: 0, count: members * 168)
+        taps = Array(repeating: 0, count: members)
+        timesOnTop = Array(repeating: 0, count: members)
+        previousTop = nil
+        currentRelevance = Array(repeating: nil, count: members)
+        if sortedScores.count != members { sortedScores = Array(repeating: [], count: members) }
+        for m in 0 ..< members { sortedScores[m].removeAll(keepingCapacity: true) }
+    }
+
+    // MARK: - Written by the engine
+
+    public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
+        lastDonation[m] = time
+        donations[m] += 1
+        donationsByHour[m * 24 + hour] += 1
+        donationsByWeekdayHour[m * 168 + weekday * 24 + hour] += 1
+    }
+
+    public func recordView(top: Int, swipedTo: Int?, tapped: Int?, hour: Int, weekday: Int) {
+        timesOnTop[top] += 1
+        previousTop = top
+        if let s = swipedTo {
+            swipesToByHour[s * 24 + hour] += 1
+            swipesToByWeekdayHour[s * 168 + weekday * 24 + hour] += 1
+        }
+        if let t = tapped { taps[t] += 1 }
+    }
+
+    /// Adds one relevance score to `member`'s history. O(history) for the insertion.
+    public func recordRelevance(member m: Int, score: Double) {
+        var scores = sortedScores[m]
+        sortedScores[m] = []
+        let i = Self.upperBound(scores, score)
+        scores.insert(score, at: i)
+        sortedScores[m] = scores
+    }
+
+    // MARK: - Read by policies
+
+    /// How many relevance scores `member` has had.
+    public func relevanceCount(member m: Int) -> Int { sortedScores[m].count }
+
+    /// The share of `member`'s past scores that are ≤ `score` (0 with no history).
+    /// Invariant under multiplying all of a member's scores by a positive constant.
+    public func percentile(member m: Int, score: Double) -> Double {
+        let s = sortedScores[m]
+        guard !s.isEmpty else { return 0 }
+        return Double(Self.upperBound(s, score)) / Double(s.count)
+    }
+
+    /// The score at quantile `q` (0…1) of `member`'s history, or nil with no history.
+    public func quantile(member m: Int, _ q: Double) -> Double? {
+        let s = sortedScores[m]
+        guard !s.isEmpty else { return nil }
+        let i = min(s.count - 1, max(0, Int((q * Double(s.count)).rounded(.up)) - 1))
+        return s[i]
+    }
+
+    /// The number of distinct values among `member`'s past scores.
+    public func distinctScores(member m: Int) -> Int {
+        let s = sortedScores[m]
+        guard var last = s.first else { return 0 }
+        var n = 1
+        for v in s.dropFirst() where v != last {
+            n += 1
+            last = v
+        }
+        return n
+    }
+
+    /// The largest past score of `member`, or nil.
+    public func maximumScore(member m: Int) -> Double? { sortedScores[m].last }
+
+    static func upperBound(_ s: [Double], _ x: Double) -> Int {
+        var lo = 0, hi = s.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if s[mid] <= x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,73 @@
+/// A rate that is constant on consecutive pieces of time, for non-homogeneous Poisson
+/// arrivals. Times are milliseconds, as `Double` while sampling.
+public protocol PiecewiseConstantRate {
+    /// The rate (arrivals per millisecond, ≥ 0) on the piece that contains `t`, and the
+    /// end of that piece (> t).
+    func piece(containing t: Double) -> (rate: Double, end: Double)
+}
+
+/// A 24-hour profile: `meanPerDay` arrivals a day, spread over the local hours in
+/// proportion to `hourWeights`, with local time = simulated time + `offset`.
+public struct DailyProfile: PiecewiseConstantRate, Sendable {
+    public static let hourMs = 3_600_000.0
+    public static let dayMs = 86_400_000.0
+
+    /// Arrivals per millisecond within each local hour.
+    public let hourlyRate: [Double]
+    public let offset: Double
+
+    /// `hourWeights` needs 24 non-negative entries that are not all 0.
+    public init(meanPerDay: Double, hourWeights: [Double], offsetMs: Double = 0) {
+        precondition(hourWeights.count == 24, "a daily profile has 24 hourly weights")
+        let total = hourWeights.reduce(0, +)
+        precondition(total > 0 && hourWeights.allSatisfy { $0 >= 0 })
+        hourlyRate = hourWeights.map { meanPerDay * $0 / total / Self.hourMs }
+        offset = offsetMs
+    }
+
+    public func piece(containing t: Double) -> (rate: Double, end: Double) {
+        let local = t + offset
+        let hourIndex = (local / Self.hourMs).rounded(.down)
+        let hourOfDay = Int(hourIndex.truncatingRemainder(dividingBy: 24) + 24) % 24
+        return (hourlyRate[hourOfDay], (hourIndex + 1) * Self.hourMs - offset)
+    }
+}
+
+extension RandomStream {
+    /// Arrival times in `[start, end)` of a Poisson process with a piecewise-constant
+    /// rate, in whole milliseconds (each arrival rounded down).
+    ///
+    /// The method is inversion of the integrated rate: unit-mean exponential gaps are
+    /// laid out on the cumulative-intensity axis and mapped back to clock time piece
+    /// by piece, so a piece of rate 0 gets no arrival and uses no draw. The number of
+    /// draws depends only on the number of arrivals (one per arrival, plus one), which
+    /// keeps streams aligned.
+    public func poissonArrivals(
+        from start: SimTimeLike, to end: SimTimeLike, rate: some PiecewiseConstantRate,
+        into result: inout [Int64]
+    ) {
+        var t = Double(start)
+        let limit = Double(end)
+        var need = exponential(mean: 1)
+        while t < limit {
+            let (r, pieceEnd) = rate.piece(containing: t)
+            let stop = Swift.min(pieceEnd, limit)
+            if r > 0 {
+                let capacity = r * (stop - t)
+                if need <= capacity {
+                    t += need / r
+                    let ms = Int64(t.rounded(.down))
+                    if ms >= end { break }
+                    result.append(ms)
+                    need = exponential(mean: 1)
+                    continue
+                }
+                need -= capacity
+            }
+            t = stop
+        }
+    }
+}
+
+/// Millisecond times as the sampling layer accepts them.
+public typealias SimTimeLike = Int64

@@ -1,0 +1,120 @@
+import CGSL
+import Foundation
+
+/// A GSL generator chosen by name.
+public enum GeneratorKind: String, CaseIterable, Sendable {
+    /// Tausworthe `taus2`: 24 bytes of state, fast, period 2^88. The default: a
+    /// simulation keeps many streams alive per person, and small state stays in cache.
+    case taus2
+    /// Mersenne Twister `mt19937`: about 5 KB of state, period 2^19937 − 1.
+    case mt19937
+    /// Lüscher's `ranlxd2`: slow, of the highest statistical quality.
+    case ranlxd2
+    /// Four-tap shift register `gfsr4`.
+    case gfsr4
+
+    public static let `default` = GeneratorKind.taus2
+
+    var gslType: UnsafePointer<gsl_rng_type> {
+        switch self {
+        case .taus2: widgetsim_rng_taus2()
+        case .mt19937: widgetsim_rng_mt19937()
+        case .ranlxd2: widgetsim_rng_ranlxd2()
+        case .gfsr4: widgetsim_rng_gfsr4()
+        }
+    }
+}
+
+/// One independent stream of random numbers: owns one `gsl_rng`, freed when the
+/// stream is released (deterministically, at its last reference).
+///
+/// Every stochastic process of the simulation draws from its own stream, seeded by
+/// `StreamSeed` from (scenario seed, replication, person, process).
+public final class RandomStream {
+    @usableFromInline let rng: UnsafeMutablePointer<gsl_rng>
+    public let kind: GeneratorKind
+
+    /// Creates a stream of `kind` seeded with `seed` (see `StreamSeed.gslSeed`).
+    public init(kind: GeneratorKind = .default, seed: UInt) {
+        widgetsim_gsl_disable_abort()
+        guard let rng = gsl_rng_alloc(kind.gslType) else {
+            fatalError("gsl_rng_alloc failed: out of memory")
+        }
+        self.rng = rng
+        self.kind = kind
+        gsl_rng_set(rng, seed)
+    }
+
+    /// Creates the stream of `key`, seeded by the documented derivation.
+    public convenience init(kind: GeneratorKind = .default, key: StreamKey) {
+        self.init(kind: kind, seed: key.gslSeed)
+    }
+
+    /// Reseeds the stream in place (no allocation): a worker reuses one stream object
+    /// per process across the people it simulates.
+    @inlinable
+    public func reseed(_ key: StreamKey) {
+        gsl_rng_set(rng, key.gslSeed)
+    }
+
+    deinit { gsl_rng_free(rng) }
+
+    // MARK: - Draws
+
+    /// Uniform on [0, 1).
+    @inlinable public func uniform() -> Double { gsl_rng_uniform(rng) }
+
+    /// Uniform on (0, 1).
+    @inlinable public func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
+
+    /// Uniform integer in `0 ..< n` (n ≥ 1).
+    @inlinable public func uniformInt(_ n: Int) -> Int {
+        precondition(n >= 1)
+        return Int(gsl_rng_uniform_int(rng, UInt(n)))
+    }
+
+    /// 1 with probability `p`, else 0.
+    @inlinable public func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
+
+    /// Exponential with the given mean.
+    @inlinable public func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }
+
+    /// Poisson with mean `mu`.
+    @inlinable public func poisson(mean mu: Double) -> Int { Int(gsl_ran_poisson(rng, mu)) }
+
+    /// Gamma with `shape` k and `scale` θ: mean kθ, variance kθ².
+    @inlinable public func gamma(shape: Double, scale: Double) -> Double {
+        gsl_ran_gamma(rng, shape, scale)
+    }
+
+    /// Gamma with the given mean and coefficient of variation (cv = sd / mean); the
+    /// mean itself when cv is 0.
+    @inlinable public func gamma(mean: Double, cv: Double) -> Double {
+        guard cv > 0 else { return mean }
+        let shape = 1 / (cv * cv)
+        return gamma(shape: shape, scale: mean / shape)
+    }
+
+    /// Log-normal: exp(N(log median, sigma²)).
+    @inlinable public func logNormal(median: Double, sigma: Double) -> Double {
+        gsl_ran_lognormal(rng, Foundation.log(median), sigma)
+    }
+
+    /// Beta(a, b).
+    @inlinable public func beta(_ a: Double, _ b: Double) -> Double { gsl_ran_beta(rng, a, b) }
+
+    /// An index drawn with probability proportional to `weights[i]` (non-negative, not
+    /// all zero), by inversion with one uniform: for weights that change between
+    /// draws. For fixed weights drawn many times, use `DiscreteDistribution`.
+    @inlinable public func choose(weights: UnsafeBufferPointer<Double>, total: Double) -> Int {
+        var u = uniform() * total
+        for i in 0 ..< weights.count {
+            u -= weights[i]
+            if u < 0 { return i }
+        }
+        // Rounding can leave u at a hair above zero: the last positive weight.
+        var i = weights.count - 1
+        while i > 0 && weights[i] <= 0 { i -= 1 }
+        return i
+    }
+}
