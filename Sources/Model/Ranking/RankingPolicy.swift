@@ -55,10 +55,13 @@ public protocol RankingPolicy: AnyObject {
     func rank(_ view: ViewContext, history: StackHistory, order: inout [Int])
     /// The observable result of the view just ranked.
     func observe(_ outcome: ViewOutcome, history: StackHistory)
+    /// A session of `member`'s app donated its intent (already in `history`).
+    func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int)
 }
 
 extension RankingPolicy {
     public func observe(_ outcome: ViewOutcome, history: StackHistory) {}
+    public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {}
 }
 
 extension Array where Element == Int {
