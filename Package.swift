@@ -10,6 +10,11 @@ import PackageDescription
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   CLI       the `widgetsim` command
 //   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
+// The simulation's hot path mutates arrays held by classes (engines, policies,
+// histories); dynamic exclusivity checks on those accesses cost more than the work
+// itself. Debug builds, which the tests use, keep the checks.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "WidgetSim",
     platforms: [.macOS(.v13)],
@@ -29,11 +34,12 @@ let package = Package(
             providers: [.apt(["libgsl-dev"])]
         ),
         .target(name: "WidgetSimSampling", dependencies: ["CGSL"], path: "Sources/Sampling"),
-        .target(name: "WidgetSimKernel", path: "Sources/Kernel"),
+        .target(name: "WidgetSimKernel", path: "Sources/Kernel", swiftSettings: hotPath),
         .target(
             name: "WidgetSimModel",
             dependencies: ["WidgetSimSampling", "WidgetSimKernel"],
-            path: "Sources/Model"
+            path: "Sources/Model",
+            swiftSettings: hotPath
         ),
         .target(
             name: "WidgetSimScenario",
@@ -42,8 +48,9 @@ let package = Package(
         ),
         .target(
             name: "WidgetSimReports",
-            dependencies: ["WidgetSimModel", "WidgetSimScenario", "WidgetSimSampling"],
-            path: "Sources/Reports"
+            dependencies: ["WidgetSimModel", "WidgetSimSampling"],
+            path: "Sources/Reports",
+            swiftSettings: hotPath
         ),
         .executableTarget(
             name: "widgetsim",

@@ -1,0 +1,65 @@
+import WidgetSimKernel
+
+/// The events of one person's simulation, and the rule for events at the same
+/// millisecond: they run in the order of `rank` below, then in scheduling order.
+///
+/// | rank | event | why this place |
+/// |---|---|---|
+/// | 0 | time change (midnight, DST, new zone) | the new day's reloads come first |
+/// | 1 | environment change | forced reloads, like time changes |
+/// | 2 | random content change | a change at t is already true at t |
+/// | 3 | push | follows the change it announces |
+/// | 4 | session end | an app leaves the foreground before another arrives |
+/// | 5 | session start | |
+/// | 6 | reload request (timeline due, deferred retry) | |
+/// | 7 | home-screen view | a view sees everything else that happened at its instant |
+public enum PersonEvent: Sendable {
+    /// The next item of one exogenous process of the person's world.
+    case world(WorldProcess)
+    /// Widget instance `w`'s timeline asks to be reloaded (or its refused request retries).
+    case timelineDue(Int32)
+    /// A deferred background request of instance `w` is asked again.
+    case backgroundRetry(Int32)
+
+    var rank: UInt8 {
+        switch self {
+        case .world(let p): p.rank
+        case .timelineDue, .backgroundRetry: 6
+        }
+    }
+}
+
+/// The exogenous processes, each a time-ordered list in `PersonWorld`.
+public enum WorldProcess: Int, CaseIterable, Sendable {
+    case timeChange, environmentChange, contentChange, push, sessionEnd, sessionStart, view
+
+    var rank: UInt8 {
+        switch self {
+        case .timeChange: 0
+        case .environmentChange: 1
+        case .contentChange: 2
+        case .push: 3
+        case .sessionEnd: 4
+        case .sessionStart: 5
+        case .view: 7
+        }
+    }
+
+    public var label: String {
+        switch self {
+        case .timeChange: "time_change"
+        case .environmentChange: "environment_change"
+        case .contentChange: "content_change"
+        case .push: "push"
+        case .sessionEnd: "session_end"
+        case .sessionStart: "session_start"
+        case .view: "view"
+        }
+    }
+}
+
+/// Receives one line per handled event when a trace is asked for.
+public protocol TraceSink: AnyObject {
+    /// `widget` is the instance id or empty; `decision` says what happened.
+    func record(time: SimTime, person: Int, event: String, widget: String, decision: String)
+}

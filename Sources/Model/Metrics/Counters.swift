@@ -1,0 +1,137 @@
+/// Counts kept per widget instance per simulated day (MODEL §6). Every metric is a
+/// whole number — durations in ms, energy in thousandths — so sums are exact and the
+/// same whatever order people, threads or shards are added in.
+public enum WidgetCounter: Int, CaseIterable, Sendable {
+    case reloadTimeline, reloadBackground, reloadForeground, reloadInteraction
+    case reloadTimeChange, reloadEnvironment
+    /// Reloads charged to the budget.
+    case charged
+    /// Charged requests refused and dropped.
+    case denied
+    /// Charged requests refused and deferred, and the deferral delays they were given.
+    case deferred, deferralMs
+    /// Background requests folded into one already pending for the instance.
+    case coalesced
+    /// Time from a refusal until the next charged grant (the budget was exhausted).
+    case exhaustedMs
+    /// Energy spent on reloads, in thousandths of a unit.
+    case energyMilli
+    /// Views at which the instance was on screen (on top of its stack, swiped to, or standalone).
+    case views
+    /// Of those, views whose content was stale, and the staleness summed.
+    case staleViews, stalenessMs
+
+    public static let count = allCases.count
+
+    public static func reload(_ reason: ReloadReason) -> WidgetCounter {
+        WidgetCounter(rawValue: reason.rawValue)!
+    }
+
+    /// The CSV column name.
+    public var column: String {
+        switch self {
+        case .reloadTimeline: "reloads_timeline"
+        case .reloadBackground: "reloads_background"
+        case .reloadForeground: "reloads_foreground"
+        case .reloadInteraction: "reloads_interaction"
+        case .reloadTimeChange: "reloads_time_change"
+        case .reloadEnvironment: "reloads_environment"
+        case .charged: "reloads_charged"
+        case .denied: "requests_denied"
+        case .deferred: "requests_deferred"
+        case .deferralMs: "deferral_ms"
+        case .coalesced: "requests_coalesced"
+        case .exhaustedMs: "exhausted_ms"
+        case .energyMilli: "energy_milli"
+        case .views: "views"
+        case .staleViews: "stale_views"
+        case .stalenessMs: "staleness_ms"
+        }
+    }
+}
+
+/// Counts kept per person per simulated day: the stack's accuracy and the exogenous
+/// world's events (which must not depend on the policies).
+public enum PersonCounter: Int, CaseIterable, Sendable {
+    /// Events the kernel handled.
+    case events
+    case views
+    /// Views at which some stack member was wanted; top-1 and top-3 hits among them.
+    case viewsWanted, hits, top3Hits
+    /// Reciprocal rank of the wanted member, × 2520 (so 1/1 … 1/10 are whole numbers).
+    case reciprocalRank2520
+    /// Σ over views of max P(wanted = member) and of P(some member wanted), × 1e9.
+    case bestChanceNano, wantedChanceNano
+    /// Changes of the top between consecutive views, those whose new top was wanted,
+    /// and those whose new top showed stale content.
+    case rotations, rotationHits, rotationsToStale
+    /// Views whose top showed stale content.
+    case staleTopViews
+    case swipes, taps
+    case sessions, donations, pushes, contentChanges, timeChanges, environmentChanges
+
+    public static let count = allCases.count
+
+    public var column: String {
+        switch self {
+        case .events: "events"
+        case .views: "views"
+        case .viewsWanted: "views_wanted"
+        case .hits: "hits"
+        case .top3Hits: "top3_hits"
+        case .reciprocalRank2520: "reciprocal_rank_x2520"
+        case .bestChanceNano: "ceiling_nano"
+        case .wantedChanceNano: "wanted_chance_nano"
+        case .rotations: "rotations"
+        case .rotationHits: "rotation_hits"
+        case .rotationsToStale: "rotations_to_stale"
+        case .staleTopViews: "stale_top_views"
+        case .swipes: "swipes"
+        case .taps: "taps"
+        case .sessions: "sessions"
+        case .donations: "donations"
+        case .pushes: "pushes"
+        case .contentChanges: "content_changes"
+        case .timeChanges: "time_changes"
+        case .environmentChanges: "environment_changes"
+        }
+    }
+}
+
+/// One person's counts under one policy pair: `days × PersonCounter.count` and
+/// `days × widgets × WidgetCounter.count`, flat.
+public struct PersonCounts: Sendable {
+    public let days: Int
+    public let widgets: Int
+    public var person: [Int64]
+    public var widget: [Int64]
+
+    public init(days: Int, widgets: Int) {
+        self.days = days
+        self.widgets = widgets
+        person = Array(repeating: 0, count: days * PersonCounter.count)
+        widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
+    }
+
+    public mutating func reset() {
+        for i in person.indices { person[i] = 0 }
+        for i in widget.indices { widget[i] = 0 }
+    }
+
+    @inlinable
+    public subscript(day: Int, counter: PersonCounter) -> Int64 {
+        get { person[day * PersonCounter.count + counter.rawValue] }
+        set { person[day * PersonCounter.count + counter.rawValue] = newValue }
+    }
+
+    @inlinable
+    public subscript(day: Int, widget w: Int, counter: WidgetCounter) -> Int64 {
+        get { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] }
+        set { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] = newValue }
+    }
+
+    /// All reloads of `w` on `day`, whatever the reason.
+    public func reloads(day: Int, widget w: Int) -> Int64 {
+        ReloadReason.allCases.reduce(0) { $0 + self[day, widget: w, WidgetCounter.reload($1)] }
+    }
+}

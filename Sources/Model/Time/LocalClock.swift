@@ -1,0 +1,163 @@
+import Foundation
+import WidgetSimKernel
+import WidgetSimSampling
+
+/// A person's local clock over one run: simulated time → local wall-clock time, from
+/// the tz database (through Foundation's `TimeZone`), including DST transitions and
+/// changes of zone when the person travels.
+///
+/// It is a list of pieces `[start, next start)` of constant UTC offset, so every lookup
+/// is arithmetic plus a search over a handful of pieces; no calendar call runs per event.
+public struct LocalClock: Sendable {
+    public struct Piece: Sendable, Hashable {
+        /// Simulated time the piece starts.
+        public var start: SimTime
+        /// Local time − UTC, in ms.
+        public var offset: Int64
+        /// Whether the piece starts because the zone changed (travel) rather than a DST rule.
+        public var zoneChange: Bool
+    }
+
+    /// Unix time (ms) of simulated time 0.
+    public let epochMs: Int64
+    public let end: SimTime
+    public private(set) var pieces: [Piece]
+
+    /// The clock of someone who stays in `zone` over [0, end), where 0 is `epochMs`.
+    /// `stays` lists trips: from `start` to `end` in another zone.
+    public init(home: TimeZone, epochMs: Int64, end: SimTime, trips: [(start: SimTime, end: SimTime, zone: TimeZone)] = []) {
+        self.epochMs = epochMs
+        self.end = end
+        var pieces: [Piece] = []
+        // Zone intervals: home, trip, home, trip, ...
+        var intervals: [(SimTime, SimTime, TimeZone)] = []
+        var t: SimTime = 0
+        for trip in trips where trip.start < end {
+            if trip.start > t { intervals.append((t, trip.start, home)) }
+            intervals.append((trip.start, min(trip.end, end), trip.zone))
+            t = min(trip.end, end)
+        }
+        if t < end { intervals.append((t, end, home)) }
+        for (index, (a, b, zone)) in intervals.enumerated() {
+            var cursor = a
+            var first = true
+            while cursor < b {
+                let date = Date(timeIntervalSince1970: Double(epochMs + cursor) / 1000)
+                let offset = Int64(zone.secondsFromGMT(for: date)) * 1000
+                let change = first && index > 0
+                if let last = pieces.last, last.offset == offset, !change {
+                    // Same offset continues (e.g. a trip to a zone with the same offset).
+                } else {
+                    pieces.append(Piece(start: cursor, offset: offset, zoneChange: change))
+                }
+                first = false
+                guard let next = zone.nextDaylightSavingTimeTransition(after: date) else { break }
+                let nextMs = Int64((next.timeIntervalSince1970 * 1000).rounded()) - epochMs
+                if nextMs <= cursor { break }
+                cursor = nextMs
+            }
+        }
+        if pieces.isEmpty { pieces.append(Piece(start: 0, offset: 0, zoneChange: false)) }
+        self.pieces = pieces
+    }
+
+    /// The clock with one fixed offset (tests and the reference workload).
+    public init(fixedOffsetMs: Int64, epochMs: Int64 = 0, end: SimTime) {
+        self.epochMs = epochMs
+        self.end = end
+        self.pieces = [Piece(start: 0, offset: fixedOffsetMs, zoneChange: false)]
+    }
+
+    /// The index of the piece holding `t`.
+    @inlinable
+    public func pieceIndex(_ t: SimTime) -> Int {
+        var i = pieces.count - 1
+        while i > 0 && pieces[i].start > t { i -= 1 }
+        return i
+    }
+
+    /// Local wall-clock time of `t`, as ms since 1970-01-01 00:00 local.
+    @inlinable
+    public func localMs(_ t: SimTime) -> Int64 { epochMs + t + pieces[pieceIndex(t)].offset }
+
+    /// Local hour 0…23 and weekday (Monday = 0) of `t`.
+    @inlinable
+    public func hourAndWeekday(_ t: SimTime) -> (hour: Int, weekday: Int) {
+        let local = localMs(t)
+        let days = Self.floorDiv(local, Milliseconds.day)
+        let hour = Int((local - days * Milliseconds.day) / Milliseconds.hour)
+        // 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
+        let weekday = Int(((days + 3) % 7 + 7) % 7)
+        return (hour, weekday)
+    }
+
+    @inlinable
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    /// Significant time changes in [0, end), in order: each local midnight (including
+    /// t = 0 when it is one), each DST transition and each change of zone. A change that
+    /// falls on a local midnight is listed once.
+    public func timeChanges() -> [SimTime] {
+        var result: [SimTime] = []
+        for (i, piece) in pieces.enumerated() {
+            let pieceEnd = i + 1 < pieces.count ? pieces[i + 1].start : end
+            if i > 0 { result.append(piece.start) }
+            // Local midnights inside the piece: local ms multiples of a day.
+            let localStart = epochMs + piece.start + piece.offset
+            var k = Self.floorDiv(localStart + Milliseconds.day - 1, Milliseconds.day)
+            while true {
+                let t = k * Milliseconds.day - epochMs - piece.offset
+                if t >= pieceEnd { break }
+                if t >= piece.start && (i == 0 || t != piece.start) { result.append(t) }
+                k += 1
+            }
+        }
+        result.sort()
+        var unique: [SimTime] = []
+        unique.reserveCapacity(result.count)
+        for t in result where t < end && unique.last != t { unique.append(t) }
+        return unique
+    }
+
+    /// Unix time (ms) of local midnight at the start of `date` in `zone`, or nil when
+    /// the date does not exist there.
+    public static func startOfDay(_ date: CalendarDate, in zone: TimeZone) -> Int64? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var parts = DateComponents()
+        parts.year = date.year
+        parts.month = date.month
+        parts.day = date.day
+        guard let d = calendar.date(from: parts) else { return nil }
+        let start = calendar.startOfDay(for: d)
+        return Int64((start.timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+/// A piecewise-constant rate given as a 24-hour profile of local hours on a `LocalClock`.
+public struct LocalHourRate: PiecewiseConstantRate {
+    public let clock: LocalClock
+    /// Arrivals per ms in each local hour.
+    public let hourlyRate: [Double]
+
+    public init(clock: LocalClock, meanPerDay: Double, hourWeights: [Double]) {
+        self.clock = clock
+        let total = hourWeights.reduce(0, +)
+        hourlyRate = hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
+    }
+
+    public func piece(containing t: Double) -> (rate: Double, end: Double) {
+        let ms = SimTime(t.rounded(.down))
+        let i = clock.pieceIndex(ms)
+        let offset = clock.pieces[i].offset
+        let local = clock.epochMs + ms + offset
+        let hourStart = LocalClock.floorDiv(local, Milliseconds.hour)
+        let hour = Int(((hourStart % 24) + 24) % 24)
+        var end = Double((hourStart + 1) * Milliseconds.hour - clock.epochMs - offset)
+        if i + 1 < clock.pieces.count { end = min(end, Double(clock.pieces[i + 1].start)) }
+        return (hourlyRate[hour], max(end, t + 1))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// RFC 4180 rows: fields separated by commas, quoted when they hold a comma, a quote
+/// or a line break (quotes doubled). Lines end with LF, which RFC 4180 readers accept
+/// and every Unix tool expects. Numbers use `.` decimals whatever the locale.
+public enum CSV {
+    public static func field(_ s: String) -> String {
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return s
+    }
+
+    public static func row(_ fields: [String]) -> String {
+        fields.map(field).joined(separator: ",") + "\n"
+    }
+
+    /// A number as reports print it: whole numbers as integers, others with six
+    /// decimals; nil (undefined) as an empty field.
+    public static func number(_ v: Double?, kind: Metric.Kind = .ratio) -> String {
+        guard let v, v.isFinite else { return "" }
+        if kind == .count { return String(Int64(v.rounded())) }
+        return String(format: "%.6f", v)
+    }
+}
+
+/// A file written under a temporary name beside its destination and renamed into
+/// place by `commit`: readers see the old file or the whole new one, never a part.
+public final class AtomicFile: @unchecked Sendable {
+    public let url: URL
+    let temporary: URL
+    let handle: FileHandle
+    var buffer = Data()
+    var finished = false
+
+    public init(_ url: URL) throws {
+        self.url = url
+        temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw ReportError.cannotWrite(url.path, "cannot create a file in \(url.deletingLastPathComponent().path)")
+        }
+        handle = try FileHandle(forWritingTo: temporary)
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func flush() throws {
+        guard !buffer.isEmpty else { return }
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw ReportError.cannotWrite(url.path, error.localizedDescription)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered, then renames the file into place.
+    public func commit() throws {
+        try flush()
+        try handle.synchronize()
+        try handle.close()
+        finished = true
+        if rename(temporary.path, url.path) != 0 {
+            throw ReportError.cannotWrite(url.path, String(cString: strerror(errno)))
+        }
+    }
+
+    /// Removes the temporary file; the destination is untouched.
+    public func abandon() {
+        guard !finished else { return }
+        finished = true
+        try? handle.close()
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    deinit { abandon() }
+
+    /// Writes `text` to `url` atomically.
+    public static func write(_ text: String, to url: URL) throws {
+        let file = try AtomicFile(url)
+        do {
+            try file.write(text)
+            try file.commit()
+        } catch {
+            file.abandon()
+            throw error
+        }
+    }
+}
+
+public enum ReportError: Error, CustomStringConvertible {
+    case cannotWrite(String, String)
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path, let why): "cannot write \(path): \(why)"
+        }
+    }
+}

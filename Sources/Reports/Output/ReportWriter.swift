@@ -1,0 +1,141 @@
+import Foundation
+import WidgetSimModel
+
+/// The CSV reports of a run, in one folder:
+///
+/// - `summary.csv`: one row per policy pair and replication, over the measured days;
+/// - `daily.csv`: the same metrics per simulated day, warm-up days included (a
+///   learning curve);
+/// - `widget_days.csv`: one row per replication × person × pair × day × widget
+///   instance, with the raw counts.
+///
+/// Every row starts with the run's identity. Each file is written under a temporary
+/// name and renamed when complete, so a failed run leaves an earlier report intact.
+public enum ReportWriter {
+    public static let identityColumns = ["scenario", "budget", "ranking", "replication", "seed"]
+    /// Columns that measure this machine, not the model: they differ between runs.
+    public static let wallClockColumns = ["pair_seconds", "events_per_second"]
+
+    public static func summaryHeader() -> [String] {
+        identityColumns + ["people", "days", "warmup_days"] + Metrics.all.map(\.name) + wallClockColumns
+    }
+
+    public static func summary(_ r: RunResult) -> String {
+        var out = CSV.row(summaryHeader())
+        for rep in 0 ..< r.replications {
+            for (p, pair) in r.pairs.enumerated() {
+                let t = r.totals[rep][p]
+                var fields = identity(r.scenario, pair, rep)
+                fields += [String(t.people), String(r.scenario.days), String(r.scenario.warmupDays)]
+                fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), kind: $0.kind) }
+                let events = Double(t.sum(.events, days: 0 ..< t.days))
+                let seconds = r.pairSeconds[p] / Double(r.replications)
+                fields += [CSV.number(r.pairSeconds[p]), CSV.number(seconds > 0 ? events / seconds : nil)]
+                out += CSV.row(fields)
+            }
+        }
+        return out
+    }
+
+    public static func daily(_ r: RunResult) -> String {
+        var out = CSV.row(identityColumns + ["day", "warmup"] + Metrics.all.map(\.name))
+        for rep in 0 ..< r.replications {
+            for (p, pair) in r.pairs.enumerated() {
+                let t = r.totals[rep][p]
+                for day in 0 ..< t.days {
+                    var fields = identity(r.scenario, pair, rep)
+                    fields += [String(day), day < t.warmupDays ? "1" : "0"]
+                    fields += Metrics.all.map { CSV.number($0.compute(t, day ..< day + 1), kind: $0.kind) }
+                    out += CSV.row(fields)
+                }
+            }
+        }
+        return out
+    }
+
+    static func identity(_ s: Scenario, _ pair: PolicyPair, _ rep: Int) -> [String] {
+        [s.name, pair.budget, pair.ranking, String(rep), String(s.seed)]
+    }
+
+    public static func widgetDaysHeader() -> String {
+        CSV.row(identityColumns + ["person", "day", "widget"] + WidgetCounter.allCases.map(\.column))
+    }
+
+    /// The `widget_days.csv` rows of one person under one pair.
+    public static func widgetDayRows(_ s: Scenario, pairs: [PolicyPair]) -> @Sendable (Int, Int, Int, PersonCounts) -> String {
+        let ids = s.widgets.map { CSV.field($0.id) }
+        let prefixes = pairs.map { CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + "," }
+        let seed = String(s.seed)
+        return { rep, person, pair, counts in
+            var out = ""
+            let head = prefixes[pair] + String(rep) + "," + seed + "," + String(person) + ","
+            for day in 0 ..< counts.days {
+                for w in 0 ..< counts.widgets {
+                    out += head
+                    out += String(day)
+                    out += ","
+                    out += ids[w]
+                    for c in WidgetCounter.allCases {
+                        out += ","
+                        out += String(counts[day, widget: w, c])
+                    }
+                    out += "\n"
+                }
+            }
+            return out
+        }
+    }
+}
+
+/// Writes blocks of rows to one file in unit order, whatever order they arrive in.
+public final class OrderedRows: UnitRowSink, @unchecked Sendable {
+    let file: AtomicFile
+    var pending: [Int: String] = [:]
+    var next = 0
+    let lock = NSLock()
+
+    public init(file: AtomicFile, header: String) throws {
+        self.file = file
+        try file.write(header)
+    }
+
+    public func deliver(unit: Int, rows: String) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        pending[unit] = rows
+        while let rows = pending.removeValue(forKey: next) {
+            try file.write(rows)
+            next += 1
+        }
+    }
+
+    public func commit() throws {
+        precondition(pending.isEmpty, "units missing from the ordered rows")
+        try file.commit()
+    }
+}
+
+/// A trace: one CSV line per event (time, person, event, widget, decision).
+public final class TraceWriter: TraceSink, @unchecked Sendable {
+    let file: AtomicFile
+    public private(set) var failure: (any Error)?
+
+    public init(file: AtomicFile) throws {
+        self.file = file
+        try file.write(CSV.row(["time_ms", "person", "event", "widget", "decision"]))
+    }
+
+    public func record(time: Int64, person: Int, event: String, widget: String, decision: String) {
+        guard failure == nil else { return }
+        do {
+            try file.write(CSV.row([String(time), String(person), event, widget, decision]))
+        } catch {
+            failure = error
+        }
+    }
+
+    public func commit() throws {
+        if let failure { throw failure }
+        try file.commit()
+    }
+}

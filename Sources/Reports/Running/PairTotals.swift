@@ -1,0 +1,87 @@
+import WidgetSimModel
+
+/// The counts of one policy pair in one replication, summed over people: per day
+/// (`PersonCounter`s, and `WidgetCounter`s per widget), plus a histogram of reloads
+/// per widget-day. All whole numbers, so adding people in any order — threads,
+/// shards — gives the same totals.
+public struct PairTotals: Sendable, Equatable {
+    public let days: Int
+    public let widgets: Int
+    public let warmupDays: Int
+    public var people: Int = 0
+    public var person: [Int64]
+    public var widget: [Int64]
+    /// `reloadHistogram[k]`: measured widget-days with exactly k reloads.
+    public var reloadHistogram: [Int64] = []
+
+    public init(days: Int, widgets: Int, warmupDays: Int) {
+        self.days = days
+        self.widgets = widgets
+        self.warmupDays = warmupDays
+        person = Array(repeating: 0, count: days * PersonCounter.count)
+        widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
+    }
+
+    public mutating func add(_ c: PersonCounts) {
+        people += 1
+        for i in person.indices { person[i] += c.person[i] }
+        for i in widget.indices { widget[i] += c.widget[i] }
+        for day in warmupDays ..< days {
+            for w in 0 ..< widgets {
+                let k = Int(c.reloads(day: day, widget: w))
+                if k >= reloadHistogram.count {
+                    reloadHistogram += Array(repeating: 0, count: k + 1 - reloadHistogram.count)
+                }
+                reloadHistogram[k] += 1
+            }
+        }
+    }
+
+    public mutating func add(_ other: PairTotals) {
+        people += other.people
+        for i in person.indices { person[i] += other.person[i] }
+        for i in widget.indices { widget[i] += other.widget[i] }
+        if other.reloadHistogram.count > reloadHistogram.count {
+            reloadHistogram += Array(repeating: 0, count: other.reloadHistogram.count - reloadHistogram.count)
+        }
+        for (k, n) in other.reloadHistogram.enumerated() { reloadHistogram[k] += n }
+    }
+
+    public func value(day: Int, _ c: PersonCounter) -> Int64 {
+        person[day * PersonCounter.count + c.rawValue]
+    }
+
+    public func value(day: Int, widget w: Int, _ c: WidgetCounter) -> Int64 {
+        widget[(day * widgets + w) * WidgetCounter.count + c.rawValue]
+    }
+
+    /// Measured days: those after the warm-up.
+    public var measuredDays: Range<Int> { warmupDays ..< days }
+
+    /// `c` summed over `days`.
+    public func sum(_ c: PersonCounter, days range: Range<Int>? = nil) -> Int64 {
+        (range ?? measuredDays).reduce(0) { $0 + value(day: $1, c) }
+    }
+
+    /// `c` summed over `days` and every widget.
+    public func sum(_ c: WidgetCounter, days range: Range<Int>? = nil) -> Int64 {
+        var total: Int64 = 0
+        for d in range ?? measuredDays {
+            for w in 0 ..< widgets { total += value(day: d, widget: w, c) }
+        }
+        return total
+    }
+
+    /// The smallest k with at least `q` of measured widget-days at or below k reloads.
+    public func reloadQuantile(_ q: Double) -> Int {
+        let total = reloadHistogram.reduce(0, +)
+        guard total > 0 else { return 0 }
+        let need = Int64((q * Double(total)).rounded(.up))
+        var seen: Int64 = 0
+        for (k, n) in reloadHistogram.enumerated() {
+            seen += n
+            if seen >= max(need, 1) { return k }
+        }
+        return reloadHistogram.count - 1
+    }
+}
