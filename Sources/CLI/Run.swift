@@ -97,6 +97,7 @@ struct Run: ParsableCommand {
         }
         progress?.finish()
         print(SummaryTable.render(result))
+        print(RunStatistics(result).line)
         print("reports written to \(folder.path)/")
     }
 
@@ -136,5 +137,27 @@ final class ProgressLine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+/// The run's cost, as one line: events, wall time, rates and peak memory.
+struct RunStatistics {
+    let events: Int64
+    let personDays: Int
+    let seconds: Double
+    let peakMB: Double
+
+    init(_ r: RunResult) {
+        events = r.totals.joined().reduce(0) { $0 + $1.sum(.events, days: 0 ..< $1.days) }
+        personDays = r.totals.joined().reduce(0) { $0 + $1.people * $1.days }
+        seconds = r.wallSeconds
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        peakMB = Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
+    }
+
+    var line: String {
+        String(format: "simulated %lld events, %d person-days in %.2f s: %.0f events/s, %.0f person-days/s; peak memory %.1f MB",
+               events, personDays, seconds, Double(events) / max(seconds, 1e-9), Double(personDays) / max(seconds, 1e-9), peakMB)
     }
 }

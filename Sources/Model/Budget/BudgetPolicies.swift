@@ -2,6 +2,12 @@
 public enum BudgetPolicies {
     public static let all: [BudgetPolicyDescriptor] = [
         UnlimitedBudget.descriptor,
+        FixedIntervalBudget.descriptor,
+        DailyQuotaBudget.descriptor,
+        ViewWeightedBudget.descriptor,
+        IOSLikeBudget.descriptor,
+        TokenBucketBudget.descriptor,
+        StandbyBucketsBudget.descriptor,
     ]
 
     public static func named(_ name: String) -> BudgetPolicyDescriptor? {

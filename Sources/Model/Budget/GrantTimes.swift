@@ -1,0 +1,47 @@
+import WidgetSimKernel
+
+/// The times of each instance's latest `depth` granted charged reloads, the oldest
+/// overwritten first: the rolling-window memory of `daily_quota`, `view_weighted` and
+/// `standby_buckets`.
+///
+/// One flat ring per instance, at `instance * depth + slot`; nothing is allocated after
+/// `reset`, and every operation is O(1). Times must be recorded in non-decreasing order.
+struct GrantTimes {
+    /// How many of each instance's latest grants are kept.
+    private(set) var depth = 1
+    private var times: [SimTime] = []
+    /// Grants recorded per instance since `reset`; the next slot is `total % depth`.
+    private var totals: [Int] = []
+
+    /// Forgets every grant. O(instances × depth) only when the shape changes.
+    mutating func reset(instances: Int, depth: Int) {
+        precondition(depth >= 1, "a grant ring keeps at least one time")
+        self.depth = depth
+        // Slots are only read below an instance's total, so stale times never show.
+        if times.count != instances * depth { times.resetFlat(count: instances * depth, to: 0) }
+        totals.resetFlat(count: instances, to: 0)
+    }
+
+    mutating func record(_ instance: Int, at time: SimTime) {
+        let total = totals[instance]
+        times[instance * depth + total % depth] = time
+        totals[instance] = total + 1
+    }
+
+    /// The time of the `k`-th latest grant of `instance` (`k` = 1 is the latest;
+    /// 1 ≤ `k` ≤ `depth`), or nil when it has had fewer than `k`.
+    func latest(_ instance: Int, _ k: Int) -> SimTime? {
+        assert(k >= 1 && k <= depth, "grant \(k) back is not kept (depth \(depth))")
+        let total = totals[instance]
+        guard k <= total else { return nil }
+        return times[instance * depth + (total - k) % depth]
+    }
+
+    /// If at least `k` grants of `instance` fall in the rolling window
+    /// (`now` − `window`, `now`], the time the `k`-th latest of them leaves it (from
+    /// then on fewer than `k` are in the window); otherwise nil.
+    func fullUntil(_ instance: Int, count k: Int, window: Int64, at now: SimTime) -> SimTime? {
+        guard let t = latest(instance, k), now - t < window else { return nil }
+        return t + window
+    }
+}

@@ -1,0 +1,133 @@
+import WidgetSimKernel
+
+/// `ios_like` *(unofficial)*: a per-instance daily balance set from the instance's
+/// recent views, capped per instance and in total, refilled every 24 h; a request at
+/// zero balance is refused and retried after 900 s.
+///
+/// Rule:
+/// - at the start and at every 24 h boundary t = k · 24 h from the scenario's start,
+///   each instance's balance is set (not added) to its budget b. On day 0 there is no
+///   history and b = `initial_per_day`. Later, with v the instance's average daily
+///   views (from `didView`) over the previous min(7, k) whole days,
+///   b = v if v ≤ `linear_up_to`, else `linear_up_to` + 2 · √(v − `linear_up_to`)
+///   (our sub-linear choice), rounded down. b is clamped to [1, `per_instance_max`]
+///   (on day 0 too). If the budgets of the person's instances sum to S >
+///   `total_per_day`, each becomes max(1, ⌊b · `total_per_day` / S⌋).
+///   The refill happens lazily, for all instances at once, on the first `decide` or
+///   `didView` at or after a boundary (views at the boundary instant count in the new
+///   day, after the refill).
+/// - a charged request is granted iff the instance's balance is ≥ 1, which spends 1.
+/// - at zero it is refused through `RefusalRule` with no earliest time; both retries
+///   default to 900 s (15 min), as `dasd` reschedules a refused refresh.
+///
+/// Source: calibration from a decompiled iOS 26.1 `dasd` (unofficial, reverse-engineered):
+/// budget ≈ 7-day average daily views, 1:1 up to 30, sub-linear above, per widget in
+/// [1, 50], 750 a day in total, refilled every 24 h, retry in 900 s.
+public final class IOSLikeBudget: BudgetPolicy {
+    public static let initialPerDay = ParameterSpec(
+        "initial_per_day", .count(1 ... 10_000), default: .number(40),
+        "budget of every instance on day 0, before any view history (clamped to per_instance_max)")
+    public static let linearUpTo = ParameterSpec(
+        "linear_up_to", .count(0 ... 10_000), default: .number(30),
+        "average daily views up to which the budget equals the views; above, it grows as a square root")
+    public static let perInstanceMax = ParameterSpec(
+        "per_instance_max", .count(1 ... 10_000), default: .number(50),
+        "largest daily budget of one instance")
+    public static let totalPerDay = ParameterSpec(
+        "total_per_day", .count(1 ... 1_000_000), default: .number(750),
+        "largest sum of the daily budgets of one person's instances; larger sums are scaled down")
+    public static let timelineRetry = ParameterSpec(
+        RefusalRule.timelineRetry.name, .durationOrDrop, default: .duration(15 * Milliseconds.minute),
+        "delay before a refused timeline request is asked again, or `drop`")
+    public static let backgroundRetry = ParameterSpec(
+        RefusalRule.backgroundRetry.name, .durationOrDrop, default: .duration(15 * Milliseconds.minute),
+        "delay before a refused background request is asked again, or `drop`")
+
+    public static let descriptor = BudgetPolicyDescriptor(
+        name: "ios_like",
+        summary: "(unofficial) Daily budget ≈ 7-day average daily views (1:1 up to 30, square root above), "
+            + "in [1, 50] per instance and 750 a day in total, refilled every 24 h; at zero, retried in 900 s.",
+        source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial)",
+        unofficial: true,
+        parameters: [initialPerDay, linearUpTo, perInstanceMax, totalPerDay, timelineRetry, backgroundRetry],
+        make: { p in
+            IOSLikeBudget(
+                initialPerDay: p.count(IOSLikeBudget.initialPerDay), linearUpTo: p.count(IOSLikeBudget.linearUpTo),
+                perInstanceMax: p.count(IOSLikeBudget.perInstanceMax),
+                totalPerDay: p.count(IOSLikeBudget.totalPerDay),
+                refusal: RefusalRule(
+                    timelineRetryMs: p.retry(IOSLikeBudget.timelineRetry),
+                    backgroundRetryMs: p.retry(IOSLikeBudget.backgroundRetry)))
+        })
+
+    public let initialPerDay: Int
+    public let linearUpTo: Int
+    public let perInstanceMax: Int
+    public let totalPerDay: Int
+    public let refusal: RefusalRule
+    private var views = DailyViewCounts()
+    /// Each instance's balance for the current period.
+    private var balances: [Int] = []
+    /// The day whose balances `balances` holds.
+    private var period: Int64 = 0
+
+    public init(initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, refusal: RefusalRule) {
+        precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
+        self.initialPerDay = initialPerDay
+        self.linearUpTo = linearUpTo
+        self.perInstanceMax = perInstanceMax
+        self.totalPerDay = totalPerDay
+        self.refusal = refusal
+    }
+
+    public func begin(instances: Int) {
+        views.reset(instances: instances)
+        balances.resetFlat(count: instances, to: 0)
+        refill(day: 0)
+    }
+
+    /// The budget of one instance with `views` views over `days` past days, before
+    /// the total cap.
+    public func dailyBudget(views: Int, days: Int) -> Int {
+        var b = initialPerDay
+        if days > 0 {
+            let v = Double(views) / Double(days)
+            let l = Double(linearUpTo)
+            b = Int((v <= l ? v : l + 2 * (v - l).squareRoot()).rounded(.down))
+        }
+        return min(perInstanceMax, max(1, b))
+    }
+
+    /// Sets every balance to its budget for `day`, scaled down to the total cap.
+    private func refill(day: Int64) {
+        period = day
+        var sum = 0
+        for i in balances.indices {
+            let past = views.past(i, before: day)
+            balances[i] = dailyBudget(views: past.views, days: past.days)
+            sum += balances[i]
+        }
+        guard sum > totalPerDay else { return }
+        for i in balances.indices { balances[i] = max(1, balances[i] * totalPerDay / sum) }
+    }
+
+    @inline(__always) private func catchUp(_ now: SimTime) {
+        let day = DailyViewCounts.day(of: now)
+        if day > period { refill(day: day) }
+    }
+
+    public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
+        catchUp(now)
+        guard balances[instance] >= 1 else { return refusal.refuse(reason, at: now) }
+        balances[instance] -= 1
+        return .grant
+    }
+
+    /// Grants are spent by `decide`; reloads change nothing.
+    public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public func didView(instance: Int, at now: SimTime) {
+        catchUp(now)
+        views.record(instance, day: DailyViewCounts.day(of: now))
+    }
+}

@@ -1,0 +1,113 @@
+import WidgetSimKernel
+
+/// `view_weighted`: a daily budget between `min_per_day` and `max_per_day` that grows
+/// with how often the instance is viewed, the maximum during a learning period, and a
+/// minimum spacing between charged reloads.
+///
+/// Rule, for a charged request of instance `w` at `now` (day = ⌊now / 24 h⌋ from the
+/// scenario's start):
+/// - budget B = `max_per_day` while now < `learning_period`; otherwise, on day 0,
+///   B = `min_per_day`; otherwise B = min + ⌊(max − min) × min(1, avg / `views_for_max`)⌋,
+///   where avg is `w`'s views (reported by `didView`) over the previous min(7, day)
+///   whole days divided by that number of days. Computed in integers, so exact.
+/// - granted iff fewer than B granted charged reloads of `w` fall in (now − 24 h, now],
+///   and `w` has had no granted charged reload yet or the latest was at least
+///   `min_spacing` ago.
+/// - a refusal is handled by `RefusalRule`; when the spacing is violated it is retried
+///   no earlier than last + `min_spacing` (a true lower bound on the next grant even
+///   when the daily budget is spent as well), otherwise with no earliest time.
+///
+/// `max_per_day` below `min_per_day` is raised to it when the policy is made (parameter
+/// specs validate each value alone, so the pair is reconciled here).
+///
+/// Source: Apple, "Keeping a widget up to date": the budget depends on how often and
+/// when the widget is visible; a frequently viewed widget gets 40 to 70 refreshes a
+/// day, every 15 to 60 minutes at most. The learning period and 5 minute spacing are
+/// our calibration.
+public final class ViewWeightedBudget: BudgetPolicy {
+    public static let minPerDay = ParameterSpec(
+        "min_per_day", .count(1 ... 1000), default: .number(40),
+        "daily budget of an instance nobody views")
+    public static let maxPerDay = ParameterSpec(
+        "max_per_day", .count(1 ... 1000), default: .number(70),
+        "daily budget of a much viewed instance and during the learning period (raised to min_per_day if below)")
+    public static let viewsForMax = ParameterSpec(
+        "views_for_max", .count(1 ... 100_000), default: .number(100),
+        "average daily views of an instance at which its budget reaches max_per_day")
+    public static let learningPeriod = ParameterSpec(
+        "learning_period", .duration(minimumMs: 0), default: .duration(3 * Milliseconds.day),
+        "time from the start during which every instance gets max_per_day")
+    public static let minSpacing = ParameterSpec(
+        "min_spacing", .duration(minimumMs: 0), default: .duration(5 * Milliseconds.minute),
+        "least time between two charged reloads of one instance")
+
+    public static let descriptor = BudgetPolicyDescriptor(
+        name: "view_weighted",
+        summary: "A daily budget between min and max (40–70) by the instance's average daily views over "
+            + "the past week, max during a learning period, charged reloads at least 5 min apart.",
+        source: "Apple, \"Keeping a widget up to date\" (40 to 70 refreshes a day for a frequently viewed widget)",
+        parameters: [minPerDay, maxPerDay, viewsForMax, learningPeriod, minSpacing] + RefusalRule.parameters,
+        make: { p in
+            let low = p.count(ViewWeightedBudget.minPerDay)
+            return ViewWeightedBudget(
+                minPerDay: low, maxPerDay: max(low, p.count(ViewWeightedBudget.maxPerDay)),
+                viewsForMax: p.count(ViewWeightedBudget.viewsForMax),
+                learningPeriodMs: p.duration(ViewWeightedBudget.learningPeriod),
+                minSpacingMs: p.duration(ViewWeightedBudget.minSpacing), refusal: RefusalRule(p))
+        })
+
+    public let minPerDay: Int
+    public let maxPerDay: Int
+    public let viewsForMax: Int
+    public let learningPeriodMs: Int64
+    public let minSpacingMs: Int64
+    public let refusal: RefusalRule
+    private var grants = GrantTimes()
+    private var views = DailyViewCounts()
+
+    public init(
+        minPerDay: Int, maxPerDay: Int, viewsForMax: Int, learningPeriodMs: Int64, minSpacingMs: Int64,
+        refusal: RefusalRule
+    ) {
+        precondition(minPerDay >= 1 && maxPerDay >= minPerDay, "need 1 ≤ min_per_day ≤ max_per_day")
+        precondition(viewsForMax >= 1 && learningPeriodMs >= 0 && minSpacingMs >= 0)
+        self.minPerDay = minPerDay
+        self.maxPerDay = maxPerDay
+        self.viewsForMax = viewsForMax
+        self.learningPeriodMs = learningPeriodMs
+        self.minSpacingMs = minSpacingMs
+        self.refusal = refusal
+    }
+
+    public func begin(instances: Int) {
+        grants.reset(instances: instances, depth: maxPerDay)
+        views.reset(instances: instances)
+    }
+
+    /// The budget B of `instance` at `now` (see the type's rule).
+    public func budget(of instance: Int, at now: SimTime) -> Int {
+        if now < learningPeriodMs { return maxPerDay }
+        let past = views.past(instance, before: DailyViewCounts.day(of: now))
+        if past.days == 0 { return minPerDay }
+        let full = viewsForMax * past.days
+        return minPerDay + (maxPerDay - minPerDay) * min(past.views, full) / full
+    }
+
+    public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
+        var spacingEnd: SimTime? = nil
+        if let last = grants.latest(instance, 1), now - last < minSpacingMs { spacingEnd = last + minSpacingMs }
+        let spent = grants.fullUntil(instance, count: budget(of: instance, at: now), window: Milliseconds.day, at: now)
+        if spacingEnd == nil && spent == nil {
+            grants.record(instance, at: now)
+            return .grant
+        }
+        return refusal.refuse(reason, at: now, earliest: spacingEnd)
+    }
+
+    /// Grants are recorded by `decide`; reloads change nothing.
+    public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public func didView(instance: Int, at now: SimTime) {
+        views.record(instance, day: DailyViewCounts.day(of: now))
+    }
+}
