@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReportsTests",
-            dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
+            dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel", "WidgetSimSampling"],
             resources: [.copy("Golden")]
         ),
     ]

@@ -48,7 +48,9 @@ public enum BudgetDecision: Sendable, Equatable {
 /// reloads, views and app use in time order. It sees no ground truth.
 ///
 /// The engine asks `decide` only for charged reasons (`ReloadReason.isCharged`): free
-/// reloads are granted by the system and reported through `didReload`.
+/// reloads are granted by the system and reported through `didReload`. A policy counts
+/// a charged reload when its `decide` returns `.grant` (the engine reloads at once);
+/// `didReload(charged: true)` only reports it again.
 public protocol BudgetPolicy: AnyObject {
     /// A new person with `instances` widget instances (numbered as in the scenario).
     func begin(instances: Int)

@@ -2,6 +2,14 @@
 public enum RankingPolicies {
     public static let all: [RankingPolicyDescriptor] = [
         StaticRanking.descriptor,
+        MostRecentDonationRanking.descriptor,
+        DonationFrequencyRanking.descriptor,
+        TimeOfDayRanking.descriptor,
+        RelevanceRanking.descriptor,
+        HybridRanking.descriptor,
+        IosLikeRanking.descriptor,
+        ThompsonRanking.descriptor,
+        OracleRanking.descriptor,
     ]
 
     public static func named(_ name: String) -> RankingPolicyDescriptor? {
