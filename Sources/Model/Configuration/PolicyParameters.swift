@@ -68,7 +68,10 @@ public struct ParameterSpec: Sendable {
             return r.contains(v) ? nil : "\(v.trimmed) is outside \(r.lowerBound.trimmed)…\(r.upperBound.trimmed)"
         case (.count(let r), .number(let v)):
             if v != v.rounded() { return "\(v.trimmed) is not a whole number" }
-            return r.contains(Int(v)) ? nil : "\(Int(v)) is outside \(r.lowerBound)…\(r.upperBound)"
+            guard v >= Double(r.lowerBound) && v <= Double(r.upperBound) else {
+                return "\(v.trimmed) is outside \(r.lowerBound)…\(r.upperBound)"
+            }
+            return nil
         case (.duration(let m), .duration(let ms)):
             return ms >= m ? nil : "\(DurationText.format(ms)) is shorter than \(DurationText.format(m))"
         case (.durationOrDrop, .duration(let ms)):
@@ -136,7 +139,9 @@ public enum DurationText {
         for (unit, ms) in units.sorted(by: { $0.0.count > $1.0.count }) where t.hasSuffix(unit) {
             let number = t.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
             guard !number.isEmpty, let v = Double(number), v.isFinite, v >= 0 else { return nil }
-            return Int64((v * Double(ms)).rounded())
+            let total = (v * Double(ms)).rounded()
+            guard total < 9.2e18 else { return nil }  // beyond Int64
+            return Int64(total)
         }
         return nil
     }

@@ -83,9 +83,22 @@ public final class StackHistory {
     /// How many relevance scores `member` has had.
     public func relevanceCount(member m: Int) -> Int { sortedScores[m].count }
 
-    /// The share of `member`'s past scores that are ≤ `score` (0 with no history).
-    /// Invariant under multiplying all of a member's scores by a positive constant.
+    /// The percentile rank of `score` among `member`'s past scores: the share below it
+    /// plus half the share equal to it (0 with no history). A widget that always gives
+    /// the same score sits at 0.5, not at the top; only scores high for that widget
+    /// rank high. Invariant under multiplying all of a member's scores by a positive
+    /// constant.
     public func percentile(member m: Int, score: Double) -> Double {
+        let s = sortedScores[m]
+        guard !s.isEmpty else { return 0 }
+        let atOrBelow = Self.upperBound(s, score)
+        let below = Self.lowerBound(s, score)
+        return (Double(below) + 0.5 * Double(atOrBelow - below)) / Double(s.count)
+    }
+
+    /// The share of `member`'s past scores that are ≤ `score` (0 with no history): the
+    /// score is in the top fraction f of its history when this is at least 1 − f.
+    public func shareAtOrBelow(member m: Int, score: Double) -> Double {
         let s = sortedScores[m]
         guard !s.isEmpty else { return 0 }
         return Double(Self.upperBound(s, score)) / Double(s.count)
@@ -113,6 +126,15 @@ public final class StackHistory {
 
     /// The largest past score of `member`, or nil.
     public func maximumScore(member m: Int) -> Double? { sortedScores[m].last }
+
+    static func lowerBound(_ s: [Double], _ x: Double) -> Int {
+        var lo = 0, hi = s.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if s[mid] < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
 
     static func upperBound(_ s: [Double], _ x: Double) -> Int {
         var lo = 0, hi = s.count

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import WidgetSimModel
+import WidgetSimReports
+
+/// The reports of `scenarios/tiny.yaml`, pinned byte for byte (wall-clock columns
+/// aside). After an intended change of the model, regenerate them with
+/// `WIDGETSIM_UPDATE_GOLDEN=1 swift test --filter GoldenTests` and review the diff.
+@Suite struct GoldenTests {
+    static let files = ["summary.csv", "daily.csv", "widget_days.csv"]
+
+    func runTiny(threads: Int, into folder: URL) throws {
+        let s = try loadScenario("tiny.yaml")
+        _ = try RunJob.execute(s, RunOptions(outputFolder: folder, threads: threads))
+    }
+
+    func read(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
+
+    @Test func tinyScenarioMatchesTheGoldenReports() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try runTiny(threads: 1, into: folder)
+        let golden = repositoryRoot.appendingPathComponent("Tests/ReportsTests/Golden/tiny")
+        for name in Self.files {
+            let produced = withoutWallClock(try read(folder.appendingPathComponent(name)))
+            if ProcessInfo.processInfo.environment["WIDGETSIM_UPDATE_GOLDEN"] == "1" {
+                try FileManager.default.createDirectory(at: golden, withIntermediateDirectories: true)
+                try produced.write(to: golden.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            let expected = try read(golden.appendingPathComponent(name))
+            #expect(produced == expected, "\(name) differs from its golden copy")
+        }
+    }
+
+    @Test func sameSeedSameBytesWhateverTheThreadCount() throws {
+        let a = temporaryFolder(), b = temporaryFolder(), c = temporaryFolder()
+        defer { [a, b, c].forEach { try? FileManager.default.removeItem(at: $0) } }
+        try runTiny(threads: 1, into: a)
+        try runTiny(threads: 1, into: b)
+        try runTiny(threads: 3, into: c)
+        for name in Self.files {
+            let first = withoutWallClock(try read(a.appendingPathComponent(name)))
+            #expect(first == withoutWallClock(try read(b.appendingPathComponent(name))), "\(name): same seed, other bytes")
+            #expect(first == withoutWallClock(try read(c.appendingPathComponent(name))), "\(name): 3 threads differ from 1")
+        }
+    }
+
+    @Test func anotherSeedGivesOtherNumbers() throws {
+        var s = try loadScenario("tiny.yaml")
+        let first = try run(s).totals[0][0]
+        s.seed += 1
+        let second = try run(s).totals[0][0]
+        #expect(first.person != second.person)
+    }
+
+    @Test func aFailedRunLeavesTheEarlierReportIntact() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try runTiny(threads: 1, into: folder)
+        let before = try Self.files.map { try read(folder.appendingPathComponent($0)) }
+        var broken = try loadScenario("tiny.yaml")
+        broken.timeZone = "Mars/Olympus_Mons"
+        #expect(throws: (any Error).self) { try RunJob.execute(broken, RunOptions(outputFolder: folder)) }
+        let after = try Self.files.map { try read(folder.appendingPathComponent($0)) }
+        #expect(before == after)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !Self.files.contains($0) }
+        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+    }
+
+    @Test func traceListsEveryHandledEvent() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var s = try loadScenario("tiny.yaml")
+        s.people = 1
+        s.budgets = [s.budgets[1]]
+        s.rankings = [s.rankings[0]]
+        var options = RunOptions(outputFolder: folder, traceFile: folder.appendingPathComponent("trace.csv"))
+        options.widgetDays = false
+        let r = try RunJob.execute(s, options)
+        let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
+        #expect(lines.first == "time_ms,person,event,widget,decision")
+        // One line per view, per session start and per content change, as counted.
+        func count(of event: String) -> Int64 {
+            Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[2] == event }.count)
+        }
+        let t = r.totals[0][0]
+        let all = 0 ..< s.days
+        #expect(count(of: "view") == t.sum(PersonCounter.views, days: all))
+        #expect(count(of: "session_start") == t.sum(.sessions, days: all))
+        #expect(count(of: "content_change") == t.sum(.contentChanges, days: all))
+        #expect(count(of: "view") > 50)
+        let times = lines.dropFirst().map { Int64($0.split(separator: ",")[0])! }
+        #expect(times == times.sorted(), "trace lines are in time order")
+    }
+}
