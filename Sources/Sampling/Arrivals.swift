@@ -7,7 +7,8 @@ public protocol PiecewiseConstantRate {
 }
 
 /// A 24-hour profile: `meanPerDay` arrivals a day, spread over the local hours in
-/// proportion to `hourWeights`, with local time = simulated time + `offset`.
+/// proportion to `hourWeights`, with local time = simulated time + `offset` (whole
+/// milliseconds, so hour boundaries are exact).
 public struct DailyProfile: PiecewiseConstantRate, Sendable {
     public static let hourMs = 3_600_000.0
     public static let dayMs = 86_400_000.0
@@ -17,12 +18,12 @@ public struct DailyProfile: PiecewiseConstantRate, Sendable {
     public let offset: Double
 
     /// `hourWeights` needs 24 non-negative entries that are not all 0.
-    public init(meanPerDay: Double, hourWeights: [Double], offsetMs: Double = 0) {
+    public init(meanPerDay: Double, hourWeights: [Double], offsetMs: Int64 = 0) {
         precondition(hourWeights.count == 24, "a daily profile has 24 hourly weights")
         let total = hourWeights.reduce(0, +)
         precondition(total > 0 && hourWeights.allSatisfy { $0 >= 0 })
         hourlyRate = hourWeights.map { meanPerDay * $0 / total / Self.hourMs }
-        offset = offsetMs
+        offset = Double(offsetMs)
     }
 
     public func piece(containing t: Double) -> (rate: Double, end: Double) {
@@ -51,7 +52,9 @@ extension RandomStream {
         var need = exponential(mean: 1)
         while t < limit {
             let (r, pieceEnd) = rate.piece(containing: t)
-            let stop = Swift.min(pieceEnd, limit)
+            // A piece must end after t; should rounding ever say otherwise, step past t
+            // rather than stall.
+            let stop = Swift.max(Swift.min(pieceEnd, limit), t.nextUp)
             if r > 0 {
                 let capacity = r * (stop - t)
                 if need <= capacity {
