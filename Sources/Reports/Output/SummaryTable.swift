@@ -1,39 +1,177 @@
 import Foundation
 import WidgetSimModel
 
-/// The short table printed after a run: headline metrics per policy pair (the mean
-/// over replications).
+/// The short table printed after a run (fits 100 columns for the usual labels):
+/// headline metrics per policy pair as `mean±half-width` (95%, over replications; the
+/// mean alone with one replication), then the best pair per metric with its paired
+/// difference to the baseline. The figures are those of `comparison.csv`
+/// (`Comparison.entry`), shown as percentages where the CSV has shares.
+///
+///     3 replications; mean±95% half-width over the measured days (2); * baseline
+///     budget       ranking      accuracy %  ceiling %  reloads/wd   charged  stale %  stale min
+///     unlimited    static         30.4±1.2   42.7±1.2    49.3±0.3   6426±82  7.6±3.1  54.3±23.8
+///     daily_quota  static *       30.4±1.2   42.7±1.2    32.1±0.6   3951±27  8.5±3.3  79.7±41.2
+///     …
+///     best pair per metric; paired difference to the baseline (daily_quota × static), 95%:
+///       accuracy %  higher is better  ios_like × hybrid      +0.9±1.9
+///       stale %     lower is better   unlimited × static     -0.9±0.5
+///     …
+///
+/// Best accuracy leaves `oracle` out (it reads the ground truth, so it is a bound, not a
+/// contender); ceiling is not ranked (the same for every pair). Ties go to the pair
+/// listed first.
 public enum SummaryTable {
-    static let columns: [(header: String, metric: String, format: String)] = [
-        ("accuracy", "accuracy", "%.3f"),
-        ("ceiling", "ceiling", "%.3f"),
-        ("reloads/widget-day", "reloads_per_widget_day", "%.1f"),
-        ("charged", "reloads_charged", "%.0f"),
-        ("denied", "requests_denied", "%.0f"),
-        ("stale views", "stale_view_share", "%.3f"),
-        ("staleness min", "mean_staleness_minutes", "%.1f"),
+    /// Which way a metric improves, for choosing the best pair.
+    enum Direction { case higher, lower, unranked }
+
+    struct Column {
+        var header: String
+        var metric: String
+        /// Multiplies the metric before printing (100: a share printed as a percentage).
+        var scale: Double
+        var decimals: Int
+        var direction: Direction
+        var meaning: String
+    }
+
+    static let columns: [Column] = [
+        Column(header: "accuracy %", metric: "accuracy", scale: 100, decimals: 1, direction: .higher,
+               meaning: "views whose top was the wanted widget"),
+        Column(header: "ceiling %", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
+               meaning: "best accuracy any ranking could reach"),
+        Column(header: "reloads/wd", metric: "reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
+               meaning: "reloads per widget-day"),
+        Column(header: "charged", metric: "reloads_charged", scale: 1, decimals: 0, direction: .lower,
+               meaning: "reloads charged to budgets"),
+        Column(header: "stale %", metric: "stale_view_share", scale: 100, decimals: 1, direction: .lower,
+               meaning: "views showing stale content"),
+        Column(header: "stale min", metric: "mean_staleness_minutes", scale: 1, decimals: 1, direction: .lower,
+               meaning: "mean staleness at stale views"),
     ]
 
     public static func render(_ r: RunResult) -> String {
         let metrics = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
-        var rows: [[String]] = [["budget", "ranking"] + columns.map(\.header)]
-        for (p, pair) in r.pairs.enumerated() {
-            var row = [pair.budget, pair.ranking]
-            for c in columns {
-                let values = (0 ..< r.replications).compactMap { rep -> Double? in
-                    let t = r.totals[rep][p]
-                    return metrics[c.metric]!.compute(t, t.measuredDays)
-                }
-                row.append(values.isEmpty ? "–" : String(format: c.format, values.reduce(0, +) / Double(values.count)))
-            }
-            rows.append(row)
+        let entries: [[Comparison.Entry]] = r.pairs.indices.map { p in
+            columns.map { Comparison.entry(r, pair: p, metrics[$0.metric]!) }
         }
-        let widths = rows[0].indices.map { i in rows.map { $0[i].count }.max()! }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i < 2 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-                      : String(repeating: " ", count: widths[i] - cell.count) + cell
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        let baseline = Comparison.baselineIndex(r)
+        var lines: [String] = []
+
+        let days = r.totals.first?.first?.measuredDays ?? 0 ..< r.scenario.days
+        let reps = r.replications == 1 ? "1 replication; mean" : "\(r.replications) replications; mean±95% half-width"
+        lines.append("\(reps) over the measured days (\(days.count))" + (baseline == nil ? "" : "; * baseline"))
+
+        var table: [[String]] = [["budget", "ranking"] + columns.map(\.header)]
+        for (p, pair) in r.pairs.enumerated() {
+            let mark = p == baseline ? " *" : ""
+            table.append([pair.budget, pair.ranking + mark] + zip(columns, entries[p]).map { c, e in
+                cell(e.value, c, signed: false)
+            })
+        }
+        let widths = table[0].indices.map { i in table.map { $0[i].count }.max()! }
+        for row in table {
+            lines.append(row.enumerated().map { i, text in
+                i < 2 ? text.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                      : String(repeating: " ", count: widths[i] - text.count) + text
+            }.joined(separator: "  ").trimmingTrailingSpaces())
+        }
+        lines += wrap(columns.map { "\($0.header): \($0.meaning)" }, width: 100)
+
+        lines.append("")
+        if let baseline {
+            lines.append("best pair per metric; paired difference to the baseline (\(r.pairs[baseline])), 95%:")
+        } else {
+            lines.append("best pair per metric (the baseline pair was not run, so no differences):")
+        }
+        let isOracle = r.pairs.map { pair in
+            r.scenario.rankings.first { $0.label == pair.ranking }?.name == "oracle"
+        }
+        var best: [(header: String, direction: String, pair: String, difference: String)] = []
+        for (i, c) in columns.enumerated() where c.direction != .unranked {
+            let candidates = r.pairs.indices.filter { p in
+                entries[p][i].value.mean != nil && !(c.metric == "accuracy" && isOracle[p])
+            }
+            let direction = c.direction == .higher ? "higher is better" : "lower is better"
+            guard let winner = candidates.min(by: { a, b in
+                let x = entries[a][i].value.mean!, y = entries[b][i].value.mean!
+                return c.direction == .higher ? x > y : x < y
+            }) else {
+                best.append((c.header, direction, "–", ""))
+                continue
+            }
+            let difference: String
+            if winner == baseline {
+                difference = "(the baseline)"
+            } else if baseline != nil {
+                difference = cell(entries[winner][i].difference, c, signed: true)
+            } else {
+                difference = ""
+            }
+            best.append((c.header, direction, r.pairs[winner].description, difference))
+        }
+        let w0 = best.map(\.header.count).max() ?? 0
+        let w1 = best.map(\.direction.count).max() ?? 0
+        let w2 = best.map(\.pair.count).max() ?? 0
+        for b in best {
+            lines.append(("  " + b.header.padding(toLength: w0, withPad: " ", startingAt: 0)
+                + "  " + b.direction.padding(toLength: w1, withPad: " ", startingAt: 0)
+                + "  " + b.pair.padding(toLength: w2, withPad: " ", startingAt: 0)
+                + "  " + b.difference).trimmingTrailingSpaces())
+        }
+        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people).")
+        if isOracle.contains(true) {
+            lines.append("  oracle is left out of best accuracy: it reads the people's ground truth.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `mean±half-width`, or the mean alone when there is no interval; `–` when undefined.
+    static func cell(_ e: Comparison.Estimate, _ c: Column, signed: Bool) -> String {
+        guard let mean = e.mean else { return "–" }
+        var text = format(mean * c.scale, c.decimals, signed: signed)
+        if let h = e.halfWidth { text += "±" + format(h * c.scale, c.decimals, signed: false) }
+        return text
+    }
+
+    /// Fixed decimals; whole numbers of 10 000 or more shortened to three significant
+    /// digits with k, M or G, so that large counts keep the table narrow.
+    static func format(_ v: Double, _ decimals: Int, signed: Bool) -> String {
+        var text: String
+        let a = abs(v)
+        if decimals == 0 && a >= 10_000 {
+            let (scaled, suffix) = a >= 1e9 ? (a / 1e9, "G") : a >= 1e6 ? (a / 1e6, "M") : (a / 1e3, "k")
+            let digits = scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2
+            text = String(format: "%.\(digits)f", scaled) + suffix
+            if v < 0 { text = "-" + text }
+        } else {
+            text = String(format: "%.\(decimals)f", v)
+        }
+        if text.hasPrefix("-") && text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { text.removeFirst() }
+        if signed && !text.hasPrefix("-") { text = "+" + text }
+        return text
+    }
+}
+
+/// Items joined by "; ", broken into lines of at most `width` characters between items.
+fileprivate func wrap(_ items: [String], width: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for (i, item) in items.enumerated() {
+        let piece = item + (i < items.count - 1 ? ";" : "")
+        if !line.isEmpty && line.count + 1 + piece.count > width {
+            lines.append(line)
+            line = ""
+        }
+        line += (line.isEmpty ? "" : " ") + piece
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var s = Substring(self)
+        while s.last == " " { s.removeLast() }
+        return String(s)
     }
 }
