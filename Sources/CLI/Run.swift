@@ -7,18 +7,28 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a scenario and write its CSV reports.",
         discussion: """
-        Simulates every person of the scenario under every budget × ranking pair and writes, \
-        into the output folder:
+        Simulates every person of the scenario under every budget × ranking pair, in every \
+        replication, and writes into the output folder:
           summary.csv      one row per policy pair and replication (the headline metrics)
           daily.csv        the same metrics per simulated day (a learning curve)
+          comparison.csv   per pair and metric: mean over replications, 95% interval, and the
+                           paired difference to the baseline pair with its interval
           widget_days.csv  raw counts per person, day and widget instance
-        Each file is written under a temporary name and renamed when complete: a failed or \
-        interrupted run leaves an earlier report untouched.
+          run.json         version, commit, scenario fingerprint, seeds, command line, times
+        Finished blocks of people are kept in <out>/parts/ until the reports are written: \
+        after an interruption (Ctrl-C, kill), --resume runs only what is missing. Reports \
+        are written under temporary names and renamed when complete, so an earlier report \
+        is never half-overwritten.
+
+        With --shard K/N the folder receives shard K's parts instead of reports; \
+        `widgetsim merge` combines the N shard folders into the reports of the whole run.
 
         Examples:
           widgetsim run scenarios/default.yaml
           widgetsim run scenarios/default.yaml --people 100 --days 3 --budget daily_quota
-          widgetsim run scenarios/tiny.yaml --trace reports/tiny/trace.csv
+          widgetsim run scenarios/default.yaml --replications 10 --warmup-days 2
+          widgetsim run scenarios/tiny.yaml --trace reports/tiny-trace.csv
+          widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
         """)
 
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
@@ -27,23 +37,16 @@ struct Run: ParsableCommand {
     @Option(help: "Output folder (default: reports/<scenario name>/).")
     var out: String?
 
-    @Option(help: "Override the scenario's seed.")
-    var seed: UInt64?
-
-    @Option(help: "Override the number of people.")
-    var people: Int?
-
-    @Option(help: "Override the number of simulated days.")
-    var days: Int?
-
-    @Option(parsing: .upToNextOption, help: "Run only these budget policies (their labels in the scenario).")
-    var budget: [String] = []
-
-    @Option(parsing: .upToNextOption, help: "Run only these ranking policies (their labels in the scenario).")
-    var ranking: [String] = []
+    @OptionGroup var overrides: OverrideOptions
 
     @Option(help: "Worker threads (default: every core).")
     var threads: Int?
+
+    @Option(help: ArgumentHelp("Run only shard K of N (0 ≤ K < N): a deterministic part of the people of every pair and replication.", valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Keep the finished blocks of an interrupted run in the output folder and run only the rest.")
+    var resume = false
 
     @Option(help: "Write the event log to this CSV file (for small runs; forces one thread).")
     var trace: String?
@@ -55,61 +58,109 @@ struct Run: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let people, people < 1 { throw ValidationError("--people must be at least 1, got \(people)") }
-        if let days, days < 1 { throw ValidationError("--days must be at least 1, got \(days)") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if let shard, parseShard(shard) == nil {
+            throw ValidationError("--shard takes K/N with 0 ≤ K < N, e.g. 0/4; got `\(shard)`")
+        }
     }
 
     func run() throws {
-        var s = try loadScenario(scenario)
-        if let seed { s.seed = seed }
-        if let people { s.people = people }
-        if let days {
-            guard days > s.warmupDays else {
-                printError("--days \(days) leaves nothing after the scenario's \(s.warmupDays) warm-up days")
-                throw ExitCode(2)
-            }
-            s.days = days
-        }
-        s.budgets = try select(s.budgets, budget, "budget")
-        s.rankings = try select(s.rankings, ranking, "ranking")
-        if !s.budgets.contains(where: { $0.label == s.baseline.budget }) || !s.rankings.contains(where: { $0.label == s.baseline.ranking }) {
-            s.baseline = PolicyPair(budget: s.budgets[0].label, ranking: s.rankings[0].label)
-        }
-
+        let (s, provenance) = try prepareScenario(scenario, overrides)
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
             outputFolder: folder,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+            shard: shard.flatMap(parseShard),
             traceFile: trace.map { URL(fileURLWithPath: $0) })
         options.widgetDays = !noWidgetDays
+        options.resume = resume
+        options.provenance = provenance
         let progress = quiet ? nil : ProgressLine()
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
-        let result: RunResult
+        let outcome: RunOutcome
         do {
-            result = try RunJob.execute(s, options)
-        } catch let error as ReportError {
+            outcome = try RunJob.execute(s, options)
+        } catch {
             progress?.finish()
             printError("widgetsim: \(error)")
             throw ExitCode(1)
         }
         progress?.finish()
-        print(SummaryTable.render(result))
-        print(RunStatistics(result).line)
-        print("reports written to \(folder.path)/")
-    }
-
-    func select(_ all: [PolicyChoice], _ wanted: [String], _ kind: String) throws -> [PolicyChoice] {
-        guard !wanted.isEmpty else { return all }
-        let labels = all.map(\.label)
-        for w in wanted where !labels.contains(w) {
-            printError("--\(kind) \(w): the scenario has no \(kind) policy labelled `\(w)`; it has \(labels.joined(separator: ", "))")
-            throw ExitCode(2)
+        switch outcome {
+        case .finished(let result):
+            print(SummaryTable.render(result))
+            print(RunStatistics(result).line)
+            print("reports written to \(folder.path)/")
+        case .shardWritten(let blocks):
+            print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
+            print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
+        case .interrupted(let done, let total):
+            print("stopped after \(done) of \(total) blocks; finish with --resume")
         }
-        return all.filter { wanted.contains($0.label) }
     }
+}
+
+/// The options that change a scenario, shared by `run` and `batch`.
+struct OverrideOptions: ParsableArguments {
+    @Option(help: "Override the scenario's seed.")
+    var seed: UInt64?
+
+    @Option(help: "Override the number of people.")
+    var people: Int?
+
+    @Option(help: "Override the number of simulated days.")
+    var days: Int?
+
+    @Option(help: "Override the warm-up: leading days that run but count in no metric except daily.csv.")
+    var warmupDays: Int?
+
+    @Option(help: "Override the number of replications (each a fresh set of people from the same seed).")
+    var replications: Int?
+
+    @Option(parsing: .upToNextOption, help: "Run only these budget policies (their labels in the scenario).")
+    var budget: [String] = []
+
+    @Option(parsing: .upToNextOption, help: "Run only these ranking policies (their labels in the scenario).")
+    var ranking: [String] = []
+
+    var asOverrides: RunOverrides {
+        var o = RunOverrides()
+        o.seed = seed
+        o.people = people
+        o.days = days
+        o.warmupDays = warmupDays
+        o.replications = replications
+        o.budgets = budget.isEmpty ? nil : budget
+        o.rankings = ranking.isEmpty ? nil : ranking
+        return o
+    }
+}
+
+func parseShard(_ text: String) -> Shard? {
+    let parts = text.split(separator: "/")
+    guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, k >= 0, k < n else { return nil }
+    return Shard(index: k, count: n)
+}
+
+/// Loads a scenario, applies the command line's overrides and records where it came from.
+func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scenario, Provenance) {
+    var s = try loadScenario(path)
+    let overrides = options.asOverrides
+    do {
+        try overrides.apply(to: &s)
+    } catch {
+        printError("widgetsim: \(error)")
+        throw ExitCode(2)
+    }
+    var provenance = Provenance()
+    provenance.scenarioPath = path
+    provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    provenance.overrides = overrides
+    provenance.commandLine = CommandLine.arguments
+    provenance.gitCommit = GitCommit.ofThisProgram()
+    return (s, provenance)
 }
 
 /// Progress on stderr, on one rewritten line, only when stderr is a terminal and the

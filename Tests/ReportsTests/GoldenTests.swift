@@ -7,7 +7,7 @@ import WidgetSimReports
 /// aside). After an intended change of the model, regenerate them with
 /// `WIDGETSIM_UPDATE_GOLDEN=1 swift test --filter GoldenTests` and review the diff.
 @Suite struct GoldenTests {
-    static let files = ["summary.csv", "daily.csv", "widget_days.csv"]
+    static let files = ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv"]
 
     func runTiny(threads: Int, into folder: URL) throws {
         let s = try loadScenario("tiny.yaml")
@@ -63,7 +63,8 @@ import WidgetSimReports
         #expect(throws: (any Error).self) { try RunJob.execute(broken, RunOptions(outputFolder: folder)) }
         let after = try Self.files.map { try read(folder.appendingPathComponent($0)) }
         #expect(before == after)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !Self.files.contains($0) }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { !Self.files.contains($0) && $0 != "run.json" }
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
     }
 
@@ -76,7 +77,7 @@ import WidgetSimReports
         s.rankings = [s.rankings[0]]
         var options = RunOptions(outputFolder: folder, traceFile: folder.appendingPathComponent("trace.csv"))
         options.widgetDays = false
-        let r = try RunJob.execute(s, options)
+        let r = try #require(finished(try RunJob.execute(s, options)))
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
         #expect(lines.first == "time_ms,person,event,widget,decision")
         // One line per view, per session start and per content change, as counted.

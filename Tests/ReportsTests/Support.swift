@@ -130,3 +130,21 @@ func simulate(_ s: Scenario, person: Int, budget: any BudgetPolicy, ranking: any
     var queue = EventQueue<PersonEvent>()
     return engine.run(builder.build(person: person, replication: 0), queue: &queue)
 }
+
+/// The result of a run that finished, or nil.
+func finished(_ outcome: RunOutcome) -> RunResult? {
+    if case .finished(let r) = outcome { return r }
+    return nil
+}
+
+/// Every report file of a folder, wall-clock columns removed (run.json, which records
+/// times and the command line, left out).
+func reports(in folder: URL) throws -> [String: String] {
+    var out: [String: String] = [:]
+    for name in ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv"] {
+        let url = folder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else { continue }
+        out[name] = withoutWallClock(try String(contentsOf: url, encoding: .utf8))
+    }
+    return out
+}

@@ -48,6 +48,18 @@ public final class AtomicFile: @unchecked Sendable {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Appends the bytes of the file at `source`.
+    public func append(contentsOf source: URL) throws {
+        try flush()
+        guard let input = try? FileHandle(forReadingFrom: source) else { throw PartError.missing(source.path) }
+        defer { try? input.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            do { try handle.write(contentsOf: chunk) } catch {
+                throw ReportError.cannotWrite(url.path, error.localizedDescription)
+            }
+        }
+    }
+
     func flush() throws {
         guard !buffer.isEmpty else { return }
         do { try handle.write(contentsOf: buffer) } catch {

@@ -7,14 +7,15 @@ import WidgetSimModel
 /// - `daily.csv`: the same metrics per simulated day, warm-up days included (a
 ///   learning curve);
 /// - `widget_days.csv`: one row per replication × person × pair × day × widget
-///   instance, with the raw counts.
+///   instance, with the raw counts (warm-up days included; `day` tells them apart).
 ///
-/// Every row starts with the run's identity. Each file is written under a temporary
-/// name and renamed when complete, so a failed run leaves an earlier report intact.
+/// Every row starts with the run's identity. `pair_seconds` (time spent simulating the
+/// pair, summed over threads), `wall_seconds` (the run's) and `events_per_second`
+/// measure the machine; every other column is a function of the scenario and seed.
 public enum ReportWriter {
     public static let identityColumns = ["scenario", "budget", "ranking", "replication", "seed"]
     /// Columns that measure this machine, not the model: they differ between runs.
-    public static let wallClockColumns = ["pair_seconds", "events_per_second"]
+    public static let wallClockColumns = ["pair_seconds", "wall_seconds", "events_per_second"]
 
     public static func summaryHeader() -> [String] {
         identityColumns + ["people", "days", "warmup_days"] + Metrics.all.map(\.name) + wallClockColumns
@@ -30,7 +31,8 @@ public enum ReportWriter {
                 fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), kind: $0.kind) }
                 let events = Double(t.sum(.events, days: 0 ..< t.days))
                 let seconds = r.pairSeconds[p] / Double(r.replications)
-                fields += [CSV.number(r.pairSeconds[p]), CSV.number(seconds > 0 ? events / seconds : nil)]
+                fields += [CSV.number(r.pairSeconds[p]), CSV.number(r.wallSeconds),
+                           CSV.number(seconds > 0 ? events / seconds : nil)]
                 out += CSV.row(fields)
             }
         }
@@ -87,34 +89,6 @@ public enum ReportWriter {
     }
 }
 
-/// Writes blocks of rows to one file in unit order, whatever order they arrive in.
-public final class OrderedRows: UnitRowSink, @unchecked Sendable {
-    let file: AtomicFile
-    var pending: [Int: String] = [:]
-    var next = 0
-    let lock = NSLock()
-
-    public init(file: AtomicFile, header: String) throws {
-        self.file = file
-        try file.write(header)
-    }
-
-    public func deliver(unit: Int, rows: String) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        pending[unit] = rows
-        while let rows = pending.removeValue(forKey: next) {
-            try file.write(rows)
-            next += 1
-        }
-    }
-
-    public func commit() throws {
-        precondition(pending.isEmpty, "units missing from the ordered rows")
-        try file.commit()
-    }
-}
-
 /// A trace: one CSV line per event (time, person, event, widget, decision).
 public final class TraceWriter: TraceSink, @unchecked Sendable {
     let file: AtomicFile
@@ -138,4 +112,6 @@ public final class TraceWriter: TraceSink, @unchecked Sendable {
         if let failure { throw failure }
         try file.commit()
     }
+
+    public func abandon() { file.abandon() }
 }

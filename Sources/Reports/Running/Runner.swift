@@ -3,18 +3,14 @@ import Foundation
 import WidgetSimKernel
 import WidgetSimModel
 
-/// A deterministic part of a run's people: shard `index` of `count` holds the people
-/// `[index·P/count, (index+1)·P/count)` (integer division), so shards in order cover
-/// everyone once, whatever P and count (a shard may be empty).
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
+/// Shard `index` of `count` (0-based): a deterministic part of a run's people, made
+/// of whole blocks (see `BlockPlan.blocks(ofShard:)`).
+public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
     public var index: Int
     public var count: Int
     public init(index: Int, count: Int) {
         self.index = index
         self.count = count
-    }
-    public func people(of total: Int) -> Range<Int> {
-        (index * total / count) ..< ((index + 1) * total / count)
     }
     public var description: String { "\(index)/\(count)" }
 }
@@ -32,7 +28,6 @@ public struct RunResult: Sendable {
     public var scenario: Scenario
     public var pairs: [PolicyPair]
     public var replications: Int
-    public var shard: Shard?
     /// `totals[replication][pair]`.
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
@@ -40,48 +35,46 @@ public struct RunResult: Sendable {
     public var wallSeconds: Double
 }
 
-/// Receives one block of `widget_days.csv` rows per work unit, possibly out of order,
-/// from several threads.
-public protocol UnitRowSink: AnyObject, Sendable {
-    func deliver(unit: Int, rows: String) throws
-}
-
-/// Runs every person of a scenario (or of one shard) under every policy pair and
-/// replication, on `threads` worker threads.
+/// Runs blocks of a scenario's people under every policy pair, on `threads` worker
+/// threads. A worker takes one block at a time (replication, then block order) and
+/// simulates its people one by one: each person's world is generated once and
+/// replayed under every pair. Because every count is a whole number, the totals do
+/// not depend on which thread ran which block.
 ///
-/// Work is cut into units of `chunk` consecutive people of one replication; workers
-/// take units in order. Each person's world is generated once and replayed under
-/// every pair. Because every count is a whole number, the totals do not depend on
-/// which thread ran which unit.
+/// With a `partsFolder`, each finished block is written there (see `PartFiles`) before
+/// it counts as done: an interrupted run loses only the blocks in progress.
 public final class Runner: @unchecked Sendable {
     public let scenario: Scenario
     public let threads: Int
-    public let shard: Shard?
-    public let chunk: Int
-    public var rowSink: (any UnitRowSink)?
-    public var rowFormatter: (@Sendable (_ replication: Int, _ person: Int, _ pair: Int, _ counts: PersonCounts) -> String)?
+    public let plan: BlockPlan
+    /// Where finished blocks are written, if anywhere.
+    public var partsFolder: URL?
+    /// Whether blocks write their `widget_days.csv` rows (needs `partsFolder`).
+    public var widgetDays = false
     public var onProgress: (@Sendable (RunProgress) -> Void)?
     /// Receives every event; forces one thread.
     public var trace: (any TraceSink)?
+    /// Stop taking new blocks once this many have finished (simulates an interruption).
+    public var stopAfterBlocks: Int?
 
-    public init(scenario: Scenario, threads: Int = 1, shard: Shard? = nil, chunk: Int = 16) {
+    public init(scenario: Scenario, threads: Int = 1) {
         self.scenario = scenario
         self.threads = max(1, threads)
-        self.shard = shard
-        self.chunk = max(1, chunk)
+        plan = BlockPlan(scenario)
     }
 
-    public func run() throws -> RunResult {
+    /// Runs every block of the scenario.
+    public func run() throws -> RunResult { try run(blocks: plan.all) }
+
+    /// Runs `blocks`; the result's totals hold only them.
+    public func run(blocks: [BlockID]) throws -> RunResult {
         let s = scenario
         _ = try WorldBuilder(scenario: s)  // fail early, on this thread
         let pairs = s.policyPairs
-        let people = (shard ?? Shard(index: 0, count: 1)).people(of: s.people)
-        let chunksPerReplication = (people.count + chunk - 1) / chunk
-        let units = chunksPerReplication * s.replications
         let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
 
         struct Shared {
-            var nextUnit = 0
+            var next = 0
             var done = 0
             var events: Int64 = 0
             var totals: [[PairTotals]]
@@ -92,8 +85,8 @@ public final class Runner: @unchecked Sendable {
             totals: Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications),
             pairSeconds: Array(repeating: 0, count: pairs.count)))
         let start = DispatchTime.now().uptimeNanoseconds
-        let workers = trace == nil ? min(threads, max(1, units)) : 1
-        let chunk = self.chunk
+        let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
+        let formatter = ReportWriter.widgetDayRows(s, pairs: pairs)
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             do {
@@ -108,47 +101,54 @@ public final class Runner: @unchecked Sendable {
                 }
                 if let trace = self.trace { engines.forEach { $0.trace = trace } }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
-                var local = Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications)
                 var seconds = Array(repeating: 0.0, count: pairs.count)
                 while true {
-                    let unit: Int? = shared.withLock { st in
-                        guard st.failure == nil, st.nextUnit < units else { return nil }
-                        st.nextUnit += 1
-                        return st.nextUnit - 1
+                    let next: BlockID? = shared.withLock { st in
+                        guard st.failure == nil, st.next < blocks.count else { return nil }
+                        if let limit = self.stopAfterBlocks, st.next >= limit { return nil }
+                        st.next += 1
+                        return blocks[st.next - 1]
                     }
-                    guard let unit else { break }
-                    let replication = unit / chunksPerReplication
-                    let first = people.lowerBound + (unit % chunksPerReplication) * chunk
-                    let last = min(first + chunk, people.upperBound)
-                    var rows = ""
-                    var unitEvents: Int64 = 0
-                    for person in first ..< last {
-                        let world = builder.build(person: person, replication: replication)
+                    guard let id = next else { break }
+                    var totals = Array(repeating: empty, count: pairs.count)
+                    var rowsFile: AtomicFile?
+                    var rows = 0
+                    if self.widgetDays, let folder = self.partsFolder {
+                        rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id))
+                    }
+                    defer { rowsFile?.abandon() }
+                    var blockEvents: Int64 = 0
+                    for person in self.plan.people(of: id.block) {
+                        let world = builder.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
                             seconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                            local[replication][p].add(counts)
-                            for d in 0 ..< s.days { unitEvents += counts[d, .events] }
-                            if let format = self.rowFormatter {
-                                rows += format(replication, person, p, counts)
+                            totals[p].add(counts)
+                            for d in 0 ..< s.days { blockEvents += counts[d, .events] }
+                            if let file = rowsFile {
+                                try file.write(formatter(id.replication, person, p, counts))
+                                rows += counts.days * counts.widgets
                             }
                         }
                     }
-                    if let sink = self.rowSink { try sink.deliver(unit: unit, rows: rows) }
+                    if let folder = self.partsFolder {
+                        try rowsFile?.commit()
+                        try AtomicFile.write(
+                            PartFiles.countsText(id, totals: totals, rows: rowsFile == nil ? -1 : rows),
+                            to: PartFiles.countsURL(folder, id))
+                    }
                     let progress: RunProgress = shared.withLock { st in
+                        for p in 0 ..< pairs.count { st.totals[id.replication][p].add(totals[p]) }
                         st.done += 1
-                        st.events += unitEvents
+                        st.events += blockEvents
                         return RunProgress(
-                            unitsDone: st.done, unitsTotal: units, events: st.events,
+                            unitsDone: st.done, unitsTotal: blocks.count, events: st.events,
                             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                     }
                     self.onProgress?(progress)
                 }
                 shared.withLock { st in
-                    for r in 0 ..< s.replications {
-                        for p in 0 ..< pairs.count { st.totals[r][p].add(local[r][p]) }
-                    }
                     for p in 0 ..< pairs.count { st.pairSeconds[p] += seconds[p] }
                 }
             } catch {
@@ -159,7 +159,7 @@ public final class Runner: @unchecked Sendable {
         return try shared.withLock { st in
             if let failure = st.failure { throw failure }
             return RunResult(
-                scenario: s, pairs: pairs, replications: s.replications, shard: shard,
+                scenario: s, pairs: pairs, replications: s.replications,
                 totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall)
         }
     }

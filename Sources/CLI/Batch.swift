@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import WidgetSimModel
+import WidgetSimReports
+
+struct Batch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run many scenario files into one report folder.",
+        discussion: """
+        Runs each scenario (folders stand for the .yaml files in them) into \\
+        <out>/<scenario name>/, as `widgetsim run` would, then writes <out>/comparison.csv \\
+        combining every scenario's comparison rows. Every file is checked before any runs.
+
+        An interrupted batch loses nothing finished: with --resume, scenarios whose reports \\
+        are complete (same file, same options) are skipped and a scenario that was under way \\
+        continues from its finished blocks.
+
+        Example:
+          widgetsim batch scenarios/ --replications 5 --out reports/sweep
+        """)
+
+    @Argument(help: "Scenario files, or folders of them.")
+    var inputs: [String]
+
+    @Option(help: "Report folder (default: reports/batch).")
+    var out: String = "reports/batch"
+
+    @OptionGroup var overrides: OverrideOptions
+
+    @Option(help: "Worker threads (default: every core).")
+    var threads: Int?
+
+    @Flag(help: "Skip finished scenarios and continue interrupted ones.")
+    var resume = false
+
+    @Flag(help: "Skip widget_days.csv.")
+    var noWidgetDays = false
+
+    @Flag(help: "Print no progress on stderr.")
+    var quiet = false
+
+    func run() throws {
+        let files = try expand(inputs)
+        var prepared: [(Scenario, Provenance)] = []
+        var failed = false
+        for file in files {
+            do { prepared.append(try prepareScenario(file, overrides)) } catch { failed = true }
+        }
+        if failed { throw ExitCode(2) }
+        var seen: [String: String] = [:]
+        for ((s, p), file) in zip(prepared, files) {
+            if let other = seen[s.name] {
+                printError("widgetsim batch: \(file) and \(other) are both named `\(s.name)`; their reports would share a folder")
+                throw ExitCode(2)
+            }
+            seen[s.name] = p.scenarioPath
+        }
+        let root = URL(fileURLWithPath: out)
+        for (index, (s, provenance)) in prepared.enumerated() {
+            let folder = root.appendingPathComponent(s.name)
+            if resume && RunRecord.finishedRun(in: folder, scenarioText: provenance.scenarioText, overrides: provenance.overrides) {
+                print("[\(index + 1)/\(prepared.count)] \(s.name): finished earlier, skipped")
+                continue
+            }
+            var options = RunOptions(outputFolder: folder, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            options.widgetDays = !noWidgetDays
+            options.resume = resume
+            options.provenance = provenance
+            let progress = quiet ? nil : ProgressLine()
+            if let progress { options.progress = { @Sendable p in progress.update(p) } }
+            do {
+                guard case .finished(let result) = try RunJob.execute(s, options) else { continue }
+                progress?.finish()
+                print("[\(index + 1)/\(prepared.count)] \(s.name): \(RunStatistics(result).line)")
+            } catch {
+                progress?.finish()
+                printError("widgetsim batch: \(s.name): \(error)")
+                throw ExitCode(1)
+            }
+        }
+        // The combined comparison: every scenario's rows under one header.
+        var combined = CSV.row(Comparison.header)
+        for (s, _) in prepared {
+            let text = try String(contentsOf: root.appendingPathComponent(s.name).appendingPathComponent("comparison.csv"), encoding: .utf8)
+            combined += text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }.joined()
+        }
+        try AtomicFile.write(combined, to: root.appendingPathComponent("comparison.csv"))
+        print("reports written to \(root.path)/ (combined comparison.csv)")
+    }
+
+    func expand(_ inputs: [String]) throws -> [String] {
+        var files: [String] = []
+        for input in inputs {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isFolder) else {
+                printError("widgetsim batch: \(input): no such file or folder")
+                throw ExitCode(2)
+            }
+            if isFolder.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: input)
+                    .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+                files += names.map { URL(fileURLWithPath: input).appendingPathComponent($0).path }
+            } else {
+                files.append(input)
+            }
+        }
+        guard !files.isEmpty else {
+            printError("widgetsim batch: no scenario files in \(inputs.joined(separator: ", "))")
+            throw ExitCode(2)
+        }
+        return files
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import WidgetSimModel
+import WidgetSimReports
+import WidgetSimScenario
+
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Combine the shard folders of one run into its reports.",
+        discussion: """
+        Each folder must come from `widgetsim run SCENARIO --shard K/N --out FOLDER` of the same \\
+        run: the same scenario file, options, N and WidgetSim version, with every shard 0…N−1 \\
+        given exactly once and every block of each present and complete. The reports are then \\
+        exactly those of the unsharded run, apart from the wall-clock columns.
+
+        Example:
+          widgetsim merge work/shard-0 work/shard-1 work/shard-2 work/shard-3 --out reports/big
+        """)
+
+    @Argument(help: "Shard folders (each holding parts/ from a --shard run).")
+    var shardFolders: [String]
+
+    @Option(help: "Where to write the reports.")
+    var out: String
+
+    @Flag(help: "Print no summary table.")
+    var quiet = false
+
+    func run() throws {
+        let started = Date()
+        do {
+            let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
+                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+                try m.overrides.apply(to: &s)
+                return s
+            }
+            let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            var provenance = Provenance()
+            provenance.scenarioPath = first.scenarioPath
+            provenance.scenarioText = first.scenarioText
+            provenance.overrides = first.overrides
+            provenance.commandLine = CommandLine.arguments
+            provenance.gitCommit = GitCommit.ofThisProgram()
+            let record = RunRecord(
+                scenario: scenario, manifest: first, provenance: provenance, threads: nil,
+                shards: folders.count, started: started, finished: Date(), wallSeconds: 0)
+            try assembled.write(to: URL(fileURLWithPath: out), record: record)
+            if !quiet { print(SummaryTable.render(assembled.result)) }
+            print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
+        } catch let error as MergeRefusal {
+            printError("widgetsim merge: \(error.description)")
+            throw ExitCode(2)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("widgetsim merge: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
