@@ -31,9 +31,15 @@ public struct EventQueue<Payload> {
 
         @inlinable @inline(__always)
         init(time: SimTime, order: UInt64, slot: Int32, payload: Payload) {
-            self.key = UInt128(UInt64(bitPattern: time) ^ (1 << 63)) << 64 | UInt128(order)
+            self.key = Self.key(time: time, order: order)
             self.slot = slot
             self.payload = payload
+        }
+
+        /// The key of an entry due at `time` with `order` (rank and sequence).
+        @inlinable @inline(__always)
+        static func key(time: SimTime, order: UInt64) -> UInt128 {
+            UInt128(UInt64(bitPattern: time) ^ (1 << 63)) << 64 | UInt128(order)
         }
 
         @inlinable @inline(__always)
@@ -121,6 +127,22 @@ public struct EventQueue<Payload> {
     /// Amortised O(log n).
     @inlinable
     public mutating func popNext(before limit: SimTime) -> (time: SimTime, payload: Payload)? {
+        popNext(beforeKey: Entry.key(time: limit, order: 0))
+    }
+
+    /// Removes and returns the earliest live event if it comes before an event due at
+    /// `time` with `rank` that is not in the queue: due earlier, or at `time` with a
+    /// smaller rank. Of equal time and rank, the event outside the queue comes first,
+    /// so nil. Amortised O(log n).
+    @inlinable
+    public mutating func popNext(before time: SimTime, rank: UInt8) -> (time: SimTime, payload: Payload)? {
+        popNext(beforeKey: Entry.key(time: time, order: UInt64(rank) << 56))
+    }
+
+    /// `popNext` up to (and excluding) `limit`, an entry key whose sequence is 0: no
+    /// live entry has that key, so every entry is either before it or after it.
+    @inlinable
+    mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
         if topIsConsumed {
             removeTop()
             topIsConsumed = false
@@ -132,9 +154,9 @@ public struct EventQueue<Payload> {
                     removeTop()  // superseded or cancelled
                     continue
                 }
-                if top.time >= limit { return nil }
+                if top.key >= limit { return nil }
                 slotSequence[slot] = 0  // delivered: the slot is empty again
-            } else if top.time >= limit {
+            } else if top.key >= limit {
                 return nil
             }
             topIsConsumed = true

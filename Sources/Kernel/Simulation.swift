@@ -45,4 +45,25 @@ public struct Simulation<Handler: EventHandler> {
         while step(before: end) {}
         if end > clock { clock = end }
     }
+
+    /// Handles, in order, every queued event that comes before an event due at `time`
+    /// with `rank` that the caller keeps outside the queue, then sets the clock to
+    /// `time` for the caller to handle its own event. Queued events come first when due
+    /// earlier, or at `time` with a smaller rank; at equal time and rank, the caller's
+    /// event comes first.
+    ///
+    /// For inputs known before the run (a trace, pre-drawn arrivals): merged in here a
+    /// run loop at a time, they never enter the heap, which then holds only the events
+    /// the model schedules as it goes.
+    @inlinable
+    public mutating func run(before time: SimTime, rank: UInt8) {
+        while let (due, payload) = queue.popNext(before: time, rank: rank) {
+            precondition(due >= clock, "an event was scheduled in the past")
+            clock = due
+            handled += 1
+            handler.handle(payload, at: due, queue: &queue)
+        }
+        precondition(time >= clock, "an outside event is due in the past")
+        clock = time
+    }
 }

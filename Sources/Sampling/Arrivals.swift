@@ -2,7 +2,8 @@
 /// arrivals. Times are milliseconds, as `Double` while sampling.
 public protocol PiecewiseConstantRate {
     /// The rate (arrivals per millisecond, ≥ 0) on the piece that contains `t`, and the
-    /// end of that piece (> t).
+    /// end of that piece (> t). Every later time of the piece, up to 1 ms before its
+    /// end, must get the same answer: `poissonArrivals` asks again only after that.
     func piece(containing t: Double) -> (rate: Double, end: Double)
 }
 
@@ -43,6 +44,10 @@ extension RandomStream {
     /// by piece, so a piece of rate 0 gets no arrival and uses no draw. The number of
     /// draws depends only on the number of arrivals (one per arrival, plus one), which
     /// keeps streams aligned.
+    ///
+    /// Inlinable so that callers get a copy specialised for their rate type: called
+    /// through the protocol, `piece(containing:)` costs more than the rest of the loop.
+    @inlinable
     public func poissonArrivals(
         from start: SimTimeLike, to end: SimTimeLike, rate: some PiecewiseConstantRate,
         into result: inout [Int64]
@@ -50,8 +55,11 @@ extension RandomStream {
         var t = Double(start)
         let limit = Double(end)
         var need = exponential(mean: 1)
+        var r = 0.0, pieceEnd = -Double.infinity
         while t < limit {
-            let (r, pieceEnd) = rate.piece(containing: t)
+            // The piece of the last arrival still holds while t is 1 ms or more before
+            // its end (the protocol's promise): the same answer, without asking again.
+            if !(t + 1 <= pieceEnd) { (r, pieceEnd) = rate.piece(containing: t) }
             // A piece must end after t; should rounding ever say otherwise, step past t
             // rather than stall.
             let stop = Swift.max(Swift.min(pieceEnd, limit), t.nextUp)

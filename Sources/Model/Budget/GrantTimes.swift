@@ -5,13 +5,19 @@ import WidgetSimKernel
 /// `standby_buckets`.
 ///
 /// One flat ring per instance, at `instance * depth + slot`; nothing is allocated after
-/// `reset`, and every operation is O(1). Times must be recorded in non-decreasing order.
+/// `reset`, and every operation is O(1) without a division (budget policies ask at
+/// every charged request). Times must be recorded in non-decreasing order.
 struct GrantTimes {
     /// How many of each instance's latest grants are kept.
     private(set) var depth = 1
     private var times: [SimTime] = []
-    /// Grants recorded per instance since `reset`; the next slot is `total % depth`.
-    private var totals: [Int] = []
+    /// Per instance: the grants recorded since `reset`, and the slot the next one goes
+    /// to (`total % depth`, kept as a counter). One struct, so one array write each.
+    private struct Ring {
+        var total = 0
+        var next = 0
+    }
+    private var rings: [Ring] = []
 
     /// Forgets every grant. O(instances × depth) only when the shape changes.
     mutating func reset(instances: Int, depth: Int) {
@@ -19,22 +25,27 @@ struct GrantTimes {
         self.depth = depth
         // Slots are only read below an instance's total, so stale times never show.
         if times.count != instances * depth { times.resetFlat(count: instances * depth, to: 0) }
-        totals.resetFlat(count: instances, to: 0)
+        rings.resetFlat(count: instances, to: Ring())
     }
 
     mutating func record(_ instance: Int, at time: SimTime) {
-        let total = totals[instance]
-        times[instance * depth + total % depth] = time
-        totals[instance] = total + 1
+        var ring = rings[instance]
+        times[instance * depth + ring.next] = time
+        ring.total += 1
+        ring.next = ring.next + 1 == depth ? 0 : ring.next + 1
+        rings[instance] = ring
     }
 
     /// The time of the `k`-th latest grant of `instance` (`k` = 1 is the latest;
     /// 1 ≤ `k` ≤ `depth`), or nil when it has had fewer than `k`.
     func latest(_ instance: Int, _ k: Int) -> SimTime? {
         assert(k >= 1 && k <= depth, "grant \(k) back is not kept (depth \(depth))")
-        let total = totals[instance]
-        guard k <= total else { return nil }
-        return times[instance * depth + (total - k) % depth]
+        let ring = rings[instance]
+        guard k <= ring.total else { return nil }
+        // (total − k) mod depth, from next = total mod depth and 1 ≤ k ≤ depth.
+        var slot = ring.next - k
+        if slot < 0 { slot += depth }
+        return times[instance * depth + slot]
     }
 
     /// If at least `k` grants of `instance` fall in the rolling window

@@ -13,6 +13,9 @@ public final class PersonEngine: EventHandler {
     let rankingStream: RandomStream
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
+    /// `trace`, held strongly for the length of one run: every event checks it, and a
+    /// weak reference costs a runtime call per read.
+    var activeTrace: (any TraceSink)?
 
     // Static facts about the scenario.
     let widgetCount: Int
@@ -23,31 +26,47 @@ public final class PersonEngine: EventHandler {
     let appOf: [Int]
     let appCount: Int
     /// Every instance of the widget's kind (including itself), for `reloadTimelines(ofKind:)`.
-    let sameKind: [[Int]]
-    let sameApp: [[Int]]
+    let sameKind: WidgetLists
+    let sameApp: WidgetLists
     let horizon: [Int64]
     let reloadPolicy: [ReloadPolicy]
     let periodic: [Int64]
     let cost: [Int64]
     let interactive: [Bool]
+    /// Each widget's relevance rule, copied out of its spec (read at every reload), and
+    /// whether it has one.
+    let relevance: [RelevanceSpec]
+    let hasRelevance: [Bool]
+    /// Whether any stack member's timelines carry relevance; when none does, the
+    /// members' current relevance is always nil and is never looked up at a view.
+    let anyMemberRelevance: Bool
+    /// Whether the widget has predictable (periodic or scheduled) content changes;
+    /// without them no timeline ever shows a change ahead.
+    let hasPredictable: [Bool]
+    let smartRotate: Bool
+    let pushWhileForegroundIsFree: Bool
 
     // Per-run state.
     var world: PersonWorld!
     var counts: PersonCounts
-    var cursor = [Int](repeating: 0, count: WorldProcess.allCases.count)
+    /// Per world process: its next item (index and time).
+    var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
+    /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
+    /// `counts` when it changes and at the end: cheaper than a counter array per event.
+    var eventDay = 0
+    var eventsOfDay: Int64 = 0
     var foreground: [Int]
-    /// First random change not yet shown, or `.max`.
-    var firstUnshownRandom: [SimTime]
-    /// First predictable change after the current timeline's horizon, or `.max`.
-    var firstUncovered: [SimTime]
-    var hadReload: [Bool]
-    var exhaustedSince: [SimTime]
+    /// Each instance's state, one struct per instance so that a reload updates it with
+    /// one write to the array.
+    var instances: [InstanceState]
     /// The current timeline's relevance: one window of `score` and a baseline outside.
     var relevanceItems: [[(start: SimTime, end: SimTime, score: Double)]]
     var relevanceBaseline: [Double?]
     var lastTop: Int? = nil
     var order: [Int] = []
     var interestBase: UnsafePointer<Double>? = nil
+    /// The run's `world.interestByHour`.
+    var interestByHour = false
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
@@ -68,22 +87,27 @@ public final class PersonEngine: EventHandler {
             return apps.count - 1
         }
         appCount = apps.count
-        sameKind = widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } }
-        sameApp = widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } }
+        sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
+        sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
         horizon = widgets.map(\.timeline.horizonMs)
         reloadPolicy = widgets.map(\.timeline.reload)
         periodic = widgets.map { $0.content.periodicMs ?? 0 }
         cost = widgets.map(\.reloadCostMilli)
         interactive = widgets.map(\.interactive)
+        relevance = widgets.map(\.relevance)
+        hasRelevance = widgets.map { $0.relevance != RelevanceSpec.none }
+        anyMemberRelevance = members.contains { widgets[$0].relevance != RelevanceSpec.none }
+        hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
+        smartRotate = scenario.stack.smartRotate
+        pushWhileForegroundIsFree = scenario.person.pushWhileForegroundIsFree
         counts = PersonCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
-        firstUnshownRandom = Array(repeating: .max, count: widgets.count)
-        firstUncovered = Array(repeating: .max, count: widgets.count)
-        hadReload = Array(repeating: false, count: widgets.count)
-        exhaustedSince = Array(repeating: .max, count: widgets.count)
+        instances = Array(repeating: InstanceState(), count: widgets.count)
         relevanceItems = Array(repeating: [], count: widgets.count)
         relevanceBaseline = Array(repeating: nil, count: widgets.count)
-        order.reserveCapacity(members.count)
+        order = Array(0 ..< members.count)
+        assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank < $1.rank },
+               "the merge of world items needs the processes numbered in rank order")
     }
 
     /// Kernel slots: each instance's pending timeline request, then its pending
@@ -95,18 +119,17 @@ public final class PersonEngine: EventHandler {
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     public func run(_ world: PersonWorld, queue: inout EventQueue<PersonEvent>) -> PersonCounts {
         self.world = world
+        activeTrace = trace
         counts.reset()
-        for i in cursor.indices { cursor[i] = 0 }
         for i in foreground.indices { foreground[i] = 0 }
         for w in 0 ..< widgetCount {
-            firstUnshownRandom[w] = .max
-            firstUncovered[w] = .max
-            hadReload[w] = false
-            exhaustedSince[w] = .max
+            instances[w] = InstanceState()
             relevanceItems[w].removeAll(keepingCapacity: true)
             relevanceBaseline[w] = nil
         }
         lastTop = nil
+        eventDay = 0
+        eventsOfDay = 0
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -115,21 +138,60 @@ public final class PersonEngine: EventHandler {
         ranking.begin(members: members.count, stream: rankingStream)
 
         queue.removeAll(slots: slotCount)
-        for p in WorldProcess.allCases { scheduleNext(p, queue: &queue) }
+        for p in WorldProcess.allCases { seek(p, to: 0) }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
+        interestByHour = world.interestByHour
         world.viewInterest.withUnsafeBufferPointer { buffer in
             interestBase = buffer.baseAddress
+            // The world's items are known in advance and already in time order, so
+            // they are merged with the queue here rather than put in it: the heap holds
+            // only the timeline requests and retries the policies schedule.
+            while let p = nextWorldProcess(), cursors[p.rawValue].time < end {
+                let t = cursors[p.rawValue].time
+                simulation.run(before: t, rank: p.rank)
+                let i = cursors[p.rawValue].index
+                seek(p, to: i + 1)
+                let day = Int(t / Milliseconds.day)
+                countEvent(day: day)
+                handleWorld(p, index: i, at: t, day: day, queue: &simulation.queue)
+            }
             simulation.run(until: end)
             interestBase = nil
         }
         queue = simulation.queue
-        for w in 0 ..< widgetCount where exhaustedSince[w] != .max {
-            addExhausted(w, from: exhaustedSince[w], to: end)
+        counts[eventDay, .events] += eventsOfDay
+        for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
+            addExhausted(w, from: instances[w].exhaustedSince, to: end)
         }
         self.world = nil
+        activeTrace = nil
         return counts
+    }
+
+    /// Makes item `i` of process `p` its next one.
+    @inline(__always)
+    func seek(_ p: WorldProcess, to i: Int) {
+        cursors[p.rawValue] = WorldCursor(index: i, time: i < count(world, p) ? time(world, p, i) : .max)
+    }
+
+    /// The world process whose next item comes first, or nil when none is left. Items
+    /// run by time, then by rank (`PersonEvent`): processes are numbered in rank order,
+    /// so of equal times the first process found wins.
+    @inline(__always)
+    func nextWorldProcess() -> WorldProcess? {
+        // Which process comes next is unpredictable, so this picks with selects rather
+        // than branches.
+        var best = 0
+        var bestTime = cursors[0].time
+        for p in 1 ..< cursors.count {
+            let t = cursors[p].time
+            let earlier = t < bestTime
+            best = earlier ? p : best
+            bestTime = earlier ? t : bestTime
+        }
+        return bestTime == .max ? nil : WorldProcess.allCases[best]
     }
 
     @inline(__always)
@@ -159,22 +221,20 @@ public final class PersonEngine: EventHandler {
     }
 
     @inline(__always)
-    func scheduleNext(_ p: WorldProcess, queue: inout EventQueue<PersonEvent>) {
-        let i = cursor[p.rawValue]
-        if i < count(world, p) {
-            queue.schedule(at: time(world, p, i), rank: p.rank, .world(p))
+    func countEvent(day: Int) {
+        if day != eventDay {
+            counts[eventDay, .events] += eventsOfDay
+            eventDay = day
+            eventsOfDay = 0
         }
+        eventsOfDay += 1
     }
 
+    /// A timeline request or a retry, from the queue.
     public func handle(_ event: PersonEvent, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
         let day = Int(t / Milliseconds.day)
-        counts[day, .events] += 1
+        countEvent(day: day)
         switch event {
-        case .world(let p):
-            let i = cursor[p.rawValue]
-            cursor[p.rawValue] = i + 1
-            handleWorld(p, index: i, at: t, day: day, queue: &queue)
-            scheduleNext(p, queue: &queue)
         case .timelineDue(let w):
             request(Int(w), .timeline, at: t, day: day, queue: &queue)
         case .backgroundRetry(let w):
@@ -183,7 +243,8 @@ public final class PersonEngine: EventHandler {
     }
 
     func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
-        let w = world!
+        // Each case copies what it needs out of `world` before calling on, so no
+        // reference to it is held (retained) across those calls.
         switch p {
         case .timeChange:
             counts[day, .timeChanges] += 1
@@ -194,22 +255,22 @@ public final class PersonEngine: EventHandler {
             traceEvent(t, p, widget: -1, "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day, queue: &queue) }
         case .contentChange:
-            let x = Int(w.randomChanges[i].widget)
+            let x = Int(world.randomChanges[i].widget)
             counts[day, .contentChanges] += 1
-            if firstUnshownRandom[x] == .max { firstUnshownRandom[x] = t }
+            if instances[x].firstUnshownRandom == .max { instances[x].firstUnshownRandom = t }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
-            let x = Int(w.pushes[i].widget)
+            let x = Int(world.pushes[i].widget)
             counts[day, .pushes] += 1
-            let free = scenario.person.pushWhileForegroundIsFree && foreground[appOf[x]] > 0
+            let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             traceEvent(t, p, widget: x, free ? "app in foreground: reload of kind, free" : "reload of kind from the background")
-            for y in sameKind[x] { request(y, free ? .foreground : .background, at: t, day: day, queue: &queue) }
+            for k in sameKind.range(x) { request(sameKind.items[k], free ? .foreground : .background, at: t, day: day, queue: &queue) }
         case .sessionEnd:
-            let x = Int(w.sessionEnds[i].widget)
+            let x = Int(world.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "app leaves the foreground")
         case .sessionStart:
-            let session = w.sessions[i]
+            let session = world.sessions[i]
             let x = Int(session.widget)
             counts[day, .sessions] += 1
             foreground[appOf[x]] += 1
@@ -222,10 +283,10 @@ public final class PersonEngine: EventHandler {
                 }
             }
             traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
-            for y in sameApp[x] { budget.didUseApp(instance: y, at: t) }
-            for y in sameKind[x] { request(y, .foreground, at: t, day: day, queue: &queue) }
+            for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
+            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, queue: &queue) }
         case .view:
-            view(w.views[i], index: i, at: t, day: day, queue: &queue)
+            view(world.views[i], index: i, at: t, day: day, queue: &queue)
         }
     }
 
@@ -250,7 +311,7 @@ public final class PersonEngine: EventHandler {
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] += 1
             counts[day, widget: w, .deferralMs] += at - t
-            if exhaustedSince[w] == .max { exhaustedSince[w] = t }
+            if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             if reason == .timeline {
                 queue.schedule(at: at, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
             } else {
@@ -259,7 +320,7 @@ public final class PersonEngine: EventHandler {
             traceRequest(t, w, reason, "deferred \(DurationText.format(at - t))")
         case .deny:
             counts[day, widget: w, .denied] += 1
-            if exhaustedSince[w] == .max { exhaustedSince[w] = t }
+            if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             traceRequest(t, w, reason, "denied")
         }
     }
@@ -268,19 +329,22 @@ public final class PersonEngine: EventHandler {
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] += 1
         counts[day, widget: w, .energyMilli] += cost[w]
+        var state = instances[w]
         if charged {
             counts[day, widget: w, .charged] += 1
-            if exhaustedSince[w] != .max {
-                addExhausted(w, from: exhaustedSince[w], to: t)
-                exhaustedSince[w] = .max
+            if state.exhaustedSince != .max {
+                addExhausted(w, from: state.exhaustedSince, to: t)
+                state.exhaustedSince = .max
             }
         }
-        let fresh = firstUnshownRandom[w] != .max
-        firstUnshownRandom[w] = .max
-        hadReload[w] = true
+        let fresh = state.firstUnshownRandom != .max
+        state.firstUnshownRandom = .max
+        state.hadReload = true
         let coverageEnd = t + horizon[w]
-        firstUncovered[w] = firstPredictableChange(w, after: coverageEnd)
-        newRelevance(w, at: t, fresh: fresh, coverageEnd: coverageEnd)
+        state.firstUncovered = hasPredictable[w] ? firstPredictableChange(w, after: coverageEnd) : .max
+        instances[w] = state
+        // A widget without relevance never has items or a baseline: nothing to clear.
+        if hasRelevance[w] { newRelevance(w, at: t, fresh: fresh, coverageEnd: coverageEnd) }
         queue.cancel(slot: backgroundSlot(w))
         switch reloadPolicy[w] {
         case .after(let interval):
@@ -295,6 +359,7 @@ public final class PersonEngine: EventHandler {
     }
 
     /// The first periodic or scheduled change of `w` strictly after `t`, or `.max`.
+    /// (Without predictable changes it is `.max`: `reload` does not ask.)
     func firstPredictableChange(_ w: Int, after t: SimTime) -> SimTime {
         var first = SimTime.max
         let period = periodic[w]
@@ -322,10 +387,11 @@ public final class PersonEngine: EventHandler {
     // MARK: - Relevance
 
     /// The relevance the new timeline of `w` carries, and its scores into the history.
+    /// (Only for a widget with relevance: `reload` does not ask for the others.)
     func newRelevance(_ w: Int, at t: SimTime, fresh: Bool, coverageEnd: SimTime) {
         relevanceItems[w].removeAll(keepingCapacity: true)
         let m = memberOf[w]
-        switch scenario.widgets[w].relevance {
+        switch relevance[w] {
         case .none:
             relevanceBaseline[w] = nil
         case .constant(let score):
@@ -358,7 +424,7 @@ public final class PersonEngine: EventHandler {
     }
 
     func currentRelevance(_ w: Int, at t: SimTime) -> Double? {
-        guard hadReload[w], let baseline = relevanceBaseline[w] else { return nil }
+        guard instances[w].hadReload, let baseline = relevanceBaseline[w] else { return nil }
         for item in relevanceItems[w] where item.start <= t && t < item.end {
             return item.score
         }
@@ -370,7 +436,7 @@ public final class PersonEngine: EventHandler {
     /// The first change `w` does not show at `t`, or nil when it is up to date.
     @inline(__always)
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
-        let first = min(firstUnshownRandom[w], firstUncovered[w])
+        let first = min(instances[w].firstUnshownRandom, instances[w].firstUncovered)
         return first <= t ? first : nil
     }
 
@@ -391,13 +457,16 @@ public final class PersonEngine: EventHandler {
         let n = members.count
         guard n > 0 else { return }
         let hour = Int(v.hour), weekday = Int(v.weekday)
-        order.removeAll(keepingCapacity: true)
-        for k in 0 ..< n { order.append(k) }
-        if scenario.stack.smartRotate {
-            for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
+        let interestRow = interestByHour ? weekday * 24 + hour : index
+        // `order` holds the n members from `init` on: reset in place, no allocation.
+        for k in 0 ..< n { order[k] = k }
+        if smartRotate {
+            if anyMemberRelevance {
+                for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
+            }
             let context = ViewContext(
                 time: t, hour: hour, weekday: weekday,
-                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + index * n, count: n))
+                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
             ranking.rank(context, history: history, order: &order)
         }
         let top = order[0]
@@ -408,7 +477,8 @@ public final class PersonEngine: EventHandler {
         counts[day, .wantedChanceNano] += v.wantedChanceNano
         if wanted >= 0 {
             counts[day, .viewsWanted] += 1
-            let position = order.firstIndex(of: wanted)!
+            var position = 0  // `order` is a permutation of the members: it holds `wanted`
+            while order[position] != wanted { position += 1 }
             if position == 0 { counts[day, .hits] += 1 }
             if position < 3 { counts[day, .top3Hits] += 1 }
             counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
@@ -431,7 +501,7 @@ public final class PersonEngine: EventHandler {
             tapped = shown
             counts[day, .taps] += 1
         }
-        if trace != nil {
+        if activeTrace != nil {
             var text = "top \(scenario.widgets[members[top]].id)"
             text += wanted >= 0 ? ", wanted \(scenario.widgets[members[wanted]].id)" : ", nothing wanted"
             if topStale { text += ", stale" }
@@ -440,7 +510,7 @@ public final class PersonEngine: EventHandler {
             traceEvent(t, .view, widget: -1, text)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if scenario.stack.smartRotate {
+        if smartRotate {
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
@@ -452,15 +522,52 @@ public final class PersonEngine: EventHandler {
 
     @inline(__always)
     func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String) {
-        guard let trace else { return }
+        guard let trace = activeTrace else { return }
         trace.record(time: t, person: world.person, event: p.label,
                      widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text())
     }
 
     @inline(__always)
     func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String) {
-        guard let trace else { return }
+        guard let trace = activeTrace else { return }
         trace.record(time: t, person: world.person, event: "reload_request_\(reason.label)",
                      widget: scenario.widgets[w].id, decision: text())
     }
+}
+
+/// Where a world process is: the index of its next item, and that item's time (`.max`
+/// once the process has none left).
+struct WorldCursor {
+    var index = 0
+    var time = SimTime.max
+}
+
+/// What the engine tracks of one widget instance during a run.
+struct InstanceState {
+    /// First random change not yet shown, or `.max`.
+    var firstUnshownRandom: SimTime = .max
+    /// First predictable change after the current timeline's horizon, or `.max`.
+    var firstUncovered: SimTime = .max
+    var hadReload = false
+    /// The first refusal since the last charged grant, or `.max`.
+    var exhaustedSince: SimTime = .max
+}
+
+/// One list of widget indices per widget, stored flat: widget `w`'s list is
+/// `items[range(w)]`. Walking an array of arrays retains the inner array every time;
+/// these two plain arrays are read directly.
+struct WidgetLists {
+    let items: [Int]
+    private let start: [Int]
+
+    init(_ lists: [[Int]]) {
+        items = lists.flatMap { $0 }
+        var start = [0]
+        for list in lists { start.append(start[start.count - 1] + list.count) }
+        self.start = start
+    }
+
+    /// The positions in `items` of widget `w`'s list.
+    @inline(__always)
+    func range(_ w: Int) -> Range<Int> { start[w] ..< start[w + 1] }
 }

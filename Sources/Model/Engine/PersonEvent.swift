@@ -3,6 +3,12 @@ import WidgetSimKernel
 /// The events of one person's simulation, and the rule for events at the same
 /// millisecond: they run in the order of `rank` below, then in scheduling order.
 ///
+/// Only reload requests (rank 6) go through the kernel's queue. The items of the
+/// person's world (ranks 0–5 and 7) are known in advance: the engine merges them with
+/// the queue by time and rank (`Simulation.run(before:rank:)`), items of one process in
+/// their list's order. A world item and a queued event never share a rank, so the order
+/// is the one a single queue holding every event would give.
+///
 /// | rank | event | why this place |
 /// |---|---|---|
 /// | 0 | time change (midnight, DST, new zone) | the new day's reloads come first |
@@ -14,8 +20,6 @@ import WidgetSimKernel
 /// | 6 | reload request (timeline due, deferred retry) | |
 /// | 7 | home-screen view | a view sees everything else that happened at its instant |
 public enum PersonEvent: Sendable {
-    /// The next item of one exogenous process of the person's world.
-    case world(WorldProcess)
     /// Widget instance `w`'s timeline asks to be reloaded (or its refused request retries).
     case timelineDue(Int32)
     /// A deferred background request of instance `w` is asked again.
@@ -23,13 +27,13 @@ public enum PersonEvent: Sendable {
 
     var rank: UInt8 {
         switch self {
-        case .world(let p): p.rank
         case .timelineDue, .backgroundRetry: 6
         }
     }
 }
 
-/// The exogenous processes, each a time-ordered list in `PersonWorld`.
+/// The exogenous processes, each a time-ordered list in `PersonWorld`, numbered in
+/// the order of their ranks (the engine's merge relies on it).
 public enum WorldProcess: Int, CaseIterable, Sendable {
     case timeChange, environmentChange, contentChange, push, sessionEnd, sessionStart, view
 

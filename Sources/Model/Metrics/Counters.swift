@@ -23,8 +23,17 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
 
     public static let count = allCases.count
 
+    /// The reload counter of `reason` (counted at every reload: a switch, not a
+    /// failable lookup by raw value).
     public static func reload(_ reason: ReloadReason) -> WidgetCounter {
-        WidgetCounter(rawValue: reason.rawValue)!
+        switch reason {
+        case .timeline: .reloadTimeline
+        case .background: .reloadBackground
+        case .foreground: .reloadForeground
+        case .interaction: .reloadInteraction
+        case .timeChange: .reloadTimeChange
+        case .environment: .reloadEnvironment
+        }
     }
 
     /// The CSV column name.

@@ -66,11 +66,30 @@ extension RankingPolicy {
 
 extension Array where Element == Int {
     /// Sorts stack members by `score`, highest first; equal scores keep the person's
-    /// order (lower member index first). `score` is called once per member.
+    /// order (lower member index first). `score` is called once per member, in member
+    /// order. The array may hold the members in any order on entry.
+    ///
+    /// It runs at every view, so it sorts by hand with insertion sort: the algorithm
+    /// (and comparison) the standard library's `sort` uses for up to 20 elements, so the
+    /// order is exactly the one `sort` gave, but without its closure calls and buffer
+    /// handling (a stack has at most 10 members).
     public mutating func rankDescending(by score: (Int) -> Double, scratch: inout [Double]) {
-        scratch.removeAll(keepingCapacity: true)
-        for m in 0 ..< count { scratch.append(score(m)) }
+        let n = count
+        if scratch.count != n { scratch = [Double](repeating: 0, count: n) }
+        for m in 0 ..< n { scratch[m] = score(m) }
         let s = scratch
-        sort { a, b in s[a] != s[b] ? s[a] > s[b] : a < b }
+        var sortedEnd = 1
+        while sortedEnd < n {
+            var i = sortedEnd
+            while i > 0 {
+                let a = self[i], b = self[i - 1]
+                // Stop once `a` need not go before `b` (higher score, or equal and lower index).
+                if !(s[a] != s[b] ? s[a] > s[b] : a < b) { break }
+                self[i] = b
+                self[i - 1] = a
+                i -= 1
+            }
+            sortedEnd += 1
+        }
     }
 }

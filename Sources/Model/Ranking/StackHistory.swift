@@ -24,6 +24,10 @@ public final class StackHistory {
     public private(set) var timesOnTop: [Int] = []
     /// The top of the previous view, or nil before the first.
     public private(set) var previousTop: Int?
+    /// Changes whenever the donation or swipe counts change (and at `reset`): a policy
+    /// that ranks by those counts alone may keep its last ranking while this, the hour
+    /// and the weekday stay the same.
+    public private(set) var countsVersion = 0
 
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
@@ -33,19 +37,21 @@ public final class StackHistory {
 
     public init() {}
 
-    /// Clears everything for a new person with `members` stack members.
+    /// Clears everything for a new person with `members` stack members, reusing the
+    /// previous person's storage (it runs once per person and policy pair).
     public func reset(members: Int) {
         self.members = members
-        lastDonation = Array(repeating: nil, count: members)
-        donations = Array(repeating: 0, count: members)
-        donationsByHour = Array(repeating: 0, count: members * 24)
-        donationsByWeekdayHour = Array(repeating: 0, count: members * 168)
-        swipesToByHour = Array(repeating: 0, count: members * 24)
-        swipesToByWeekdayHour = Array(repeating: 0, count: members * 168)
-        taps = Array(repeating: 0, count: members)
-        timesOnTop = Array(repeating: 0, count: members)
+        countsVersion += 1
+        lastDonation.resetFlat(count: members, to: nil)
+        donations.resetFlat(count: members, to: 0)
+        donationsByHour.resetFlat(count: members * 24, to: 0)
+        donationsByWeekdayHour.resetFlat(count: members * 168, to: 0)
+        swipesToByHour.resetFlat(count: members * 24, to: 0)
+        swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
+        taps.resetFlat(count: members, to: 0)
+        timesOnTop.resetFlat(count: members, to: 0)
         previousTop = nil
-        currentRelevance = Array(repeating: nil, count: members)
+        currentRelevance.resetFlat(count: members, to: nil)
         if sortedScores.count != members { sortedScores = Array(repeating: [], count: members) }
         for m in 0 ..< members { sortedScores[m].removeAll(keepingCapacity: true) }
     }
@@ -53,6 +59,7 @@ public final class StackHistory {
     // MARK: - Written by the engine
 
     public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
+        countsVersion += 1
         lastDonation[m] = time
         donations[m] += 1
         donationsByHour[m * 24 + hour] += 1
@@ -63,6 +70,7 @@ public final class StackHistory {
         timesOnTop[top] += 1
         previousTop = top
         if let s = swipedTo {
+            countsVersion += 1
             swipesToByHour[s * 24 + hour] += 1
             swipesToByWeekdayHour[s * 168 + weekday * 24 + hour] += 1
         }

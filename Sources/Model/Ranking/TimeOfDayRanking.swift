@@ -42,6 +42,11 @@ public final class TimeOfDayRanking: RankingPolicy {
     let weekdayWeight: Double
     let feedbackWeight: Double
     private var scratch: [Double] = []
+    /// The person's previous ranking (the person's order before their first view), and
+    /// what it was computed from (the history is held, so no other can take its place).
+    private var previous: [Int] = []
+    private var previousHistory: StackHistory?
+    private var previousInputs: (countsVersion: Int, hour: Int, weekday: Int)?
 
     public init(smoothing: Double, weekdayWeight: Double, feedbackWeight: Double) {
         self.smoothing = smoothing
@@ -51,22 +56,46 @@ public final class TimeOfDayRanking: RankingPolicy {
 
     public func begin(members: Int, stream: RandomStream) {
         scratch.reserveCapacity(members)
+        previous.removeAll(keepingCapacity: true)
+        previous.append(contentsOf: 0 ..< members)
+        previousHistory = nil
+        previousInputs = nil
     }
 
     /// Member `m`'s score at local `hour` of `weekday`.
     func score(_ m: Int, hour: Int, weekday: Int, history: StackHistory) -> Double {
+        // A term of weight 0 is left out: it would add exactly 0 (counts are finite and
+        // never negative), and this runs for every member at every view.
         let h = m * 24 + hour
-        let wh = m * 168 + weekday * 24 + hour
-        let byHour = Double(history.donationsByHour[h]) + feedbackWeight * Double(history.swipesToByHour[h])
-        let byWeekday = Double(history.donationsByWeekdayHour[wh])
-            + feedbackWeight * Double(history.swipesToByWeekdayHour[wh])
-        return smoothing + byHour + weekdayWeight * byWeekday
+        var byHour = Double(history.donationsByHour[h])
+        if feedbackWeight != 0 { byHour += feedbackWeight * Double(history.swipesToByHour[h]) }
+        var score = smoothing + byHour
+        if weekdayWeight != 0 {
+            let wh = m * 168 + weekday * 24 + hour
+            var byWeekday = Double(history.donationsByWeekdayHour[wh])
+            if feedbackWeight != 0 { byWeekday += feedbackWeight * Double(history.swipesToByWeekdayHour[wh]) }
+            score += weekdayWeight * byWeekday
+        }
+        return score
     }
 
     public func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
         let hour = view.hour, weekday = view.weekday
+        // Scores change little from one view to the next, so the sort starts from the
+        // previous ranking and usually has nothing to move. The start cannot change the
+        // result: scores are never NaN and ties go to the lower index, a total order.
+        let n = order.count
+        precondition(previous.count == n, "rank called for a stack of another size than begin")
+        for k in 0 ..< n { order[k] = previous[k] }
+        // The scores depend on the counts, the hour and the weekday only: unchanged since
+        // the previous view (often: donations are rarer than views), so is the ranking.
+        let inputs = (history.countsVersion, hour, weekday)
+        if previousHistory === history, let p = previousInputs, p == inputs { return }
         order.rankDescending(by: { m in
             score(m, hour: hour, weekday: weekday, history: history)
         }, scratch: &scratch)
+        for k in 0 ..< n { previous[k] = order[k] }
+        if previousHistory !== history { previousHistory = history }
+        previousInputs = inputs
     }
 }

@@ -48,8 +48,12 @@ public final class PersonWorld {
     public internal(set) var timeChanges: [SimTime] = []
     public internal(set) var environmentChanges: [SimTime] = []
     public internal(set) var views: [ViewRecord] = []
-    /// λ of each stack member at each view: `views.count × members`, row per view.
+    /// λ of each stack member at each view, in member order, one row of `members`
+    /// values per view: row `i` for view i, or, when `interestByHour` is true, row
+    /// `weekday * 24 + hour` of the view's local weekday and hour (when no member's
+    /// interest bursts, λ depends on those alone, and one table serves every view).
     public internal(set) var viewInterest: [Double] = []
+    public internal(set) var interestByHour = false
     public internal(set) var sessions: [SessionRecord] = []
     /// Session ends in time order, with the session's widget.
     public internal(set) var sessionEnds: [WidgetMoment] = []
@@ -73,8 +77,25 @@ public final class WorldBuilder {
     let streams: [UInt64: RandomStream]
     let world: PersonWorld
     let stackMembers: [Int]
+    let widgetCount: Int
+    /// Every widget's base × hour factor × weekday factor, at
+    /// `(weekday * 24 + hour) * widgetCount + widget`: the part of λ that depends on the
+    /// local hour and weekday only, worked out once here rather than at every view
+    /// (`InterestSpec.factor` walks the peaks). The same products, so the same doubles.
+    let hourWeekdayInterest: [Double]
+    /// Whether the widget's interest bursts after pushes or around scheduled changes.
+    let bursts: [Bool]
+    /// When no stack member's interest bursts, the members' λ at a view depends on the
+    /// local hour and weekday only, and so does everything a view records of it: then
+    /// `stackInterest` holds the members' λ (member order) at `(weekday * 24 + hour) *
+    /// members + member` and `stackSums` the sums of each weekday and hour; both are
+    /// empty otherwise.
+    let stackInterest: [Double]
+    let stackSums: [StackSums]
     /// Scratch: λ of every widget at one instant.
     var lambda: [Double]
+    /// Scratch: each widget's random content changes.
+    var changeTimes: [[SimTime]]
 
     /// Fails only for a time zone or start date that `Scenario` validation lets
     /// through but the tz database rejects.
@@ -105,7 +126,31 @@ public final class WorldBuilder {
         self.streams = streams
         world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: scenario.durationMs))
         stackMembers = scenario.stack.members
+        widgetCount = scenario.widgets.count
+        var table: [Double] = []
+        for weekday in 0 ..< 7 {
+            for hour in 0 ..< 24 {
+                for spec in scenario.widgets {
+                    table.append(spec.interest.base * spec.interest.factor(hour: hour, weekday: weekday))
+                }
+            }
+        }
+        hourWeekdayInterest = table
+        let bursts = scenario.widgets.map { $0.interest.afterPush != nil || $0.interest.aroundScheduled != nil }
+        self.bursts = bursts
+        var stackInterest: [Double] = []
+        var stackSums: [StackSums] = []
+        if !stackMembers.contains(where: { bursts[$0] }) {
+            for row in 0 ..< 7 * 24 {
+                let first = stackInterest.count
+                for m in stackMembers { stackInterest.append(table[row * widgetCount + m]) }
+                stackSums.append(StackSums(stackInterest[first...], noInterest: scenario.person.noInterest))
+            }
+        }
+        self.stackInterest = stackInterest
+        self.stackSums = stackSums
         lambda = Array(repeating: 0, count: scenario.widgets.count)
+        changeTimes = Array(repeating: [], count: scenario.widgets.count)
     }
 
     func stream(_ process: UInt64) -> RandomStream { streams[process]! }
@@ -163,9 +208,6 @@ public final class WorldBuilder {
             w.scheduled = Array(repeating: [], count: s.widgets.count)
             w.pushTimes = Array(repeating: [], count: s.widgets.count)
         }
-        w.randomChanges.removeAll(keepingCapacity: true)
-        w.pushes.removeAll(keepingCapacity: true)
-        var times: [SimTime] = []
         for (i, spec) in s.widgets.enumerated() {
             let c = spec.content
             w.scheduled[i].removeAll(keepingCapacity: true)
@@ -175,52 +217,88 @@ public final class WorldBuilder {
                     rate: LocalHourRate(clock: w.clock, meanPerDay: c.scheduledPerDay, hourWeights: c.scheduledProfile),
                     into: &w.scheduled[i])
             }
-            times.removeAll(keepingCapacity: true)
-            w.pushTimes[i].removeAll(keepingCapacity: true)
+            changeTimes[i].removeAll(keepingCapacity: true)
+            // Appended to a local array, moved out of the world and back (see `buildViews`).
+            var pushTimes = w.pushTimes[i]
+            w.pushTimes[i] = []
+            pushTimes.removeAll(keepingCapacity: true)
             if c.randomPerDay > 0 {
                 stream(StreamProcess.randomChanges(i)).poissonArrivals(
                     from: 0, to: end,
                     rate: LocalHourRate(clock: w.clock, meanPerDay: c.randomPerDay, hourWeights: c.randomProfile),
-                    into: &times)
+                    into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
-                for t in times {
-                    w.randomChanges.append(WidgetMoment(time: t, widget: Int32(i)))
+                let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
+                for t in changeTimes[i] {
                     // Draw always: whether announced, and the latency.
                     let announced = pushDraws.bernoulli(c.pushFraction)
                     let latency = c.pushLatencySigma > 0
-                        ? pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma)
-                        : Double(c.pushLatencyMedianMs)
-                    let arrival = t + SimTime(latency.rounded())
-                    if announced && arrival < end {
-                        w.pushes.append(WidgetMoment(time: arrival, widget: Int32(i)))
-                        w.pushTimes[i].append(arrival)
-                    }
+                        ? SimTime(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                        : fixedLatency
+                    let arrival = t + latency
+                    if announced && arrival < end { pushTimes.append(arrival) }
                 }
-                w.pushTimes[i].sort()
+                pushTimes.sort()
             }
+            w.pushTimes[i] = pushTimes
         }
-        w.randomChanges.sort()
-        w.pushes.sort()
+        Self.merge(changeTimes, into: &w.randomChanges)
+        Self.merge(w.pushTimes, into: &w.pushes)
+    }
+
+    /// The moments of every widget, `lists[i]` (sorted) being widget i's times, in the
+    /// order of `WidgetMoment` (time, then widget): a merge of the sorted lists, which
+    /// gives what sorting them all together would, with less work.
+    static func merge(_ lists: [[SimTime]], into result: inout [WidgetMoment]) {
+        result.removeAll(keepingCapacity: true)
+        guard !lists.isEmpty else { return }
+        // Each list's next index and its time there (`.max` once the list is done: no
+        // time of a run reaches it).
+        var next = [Int](repeating: 0, count: lists.count)
+        var head = lists.map { $0.first ?? .max }
+        while true {
+            // The earliest head; of equal times, the lowest widget (strict <). Which
+            // list comes next is unpredictable: selects rather than branches.
+            var best = 0
+            var bestTime = head[0]
+            for i in 1 ..< head.count {
+                let earlier = head[i] < bestTime
+                best = earlier ? i : best
+                bestTime = earlier ? head[i] : bestTime
+            }
+            if bestTime == .max { break }
+            result.append(WidgetMoment(time: bestTime, widget: Int32(best)))
+            let j = next[best] + 1
+            next[best] = j
+            head[best] = j < lists[best].count ? lists[best][j] : .max
+        }
     }
 
     /// λ of every widget at `t` (hour and weekday given), into `lambda`; returns Σ.
-    private func interest(_ w: PersonWorld, at t: SimTime, hour: Int, weekday: Int) -> Double {
+    private func interest(_ w: PersonWorld, at t: SimTime, hour: Int, weekday: Int, into lambda: inout [Double]) -> Double {
         var total = 0.0
-        for (i, spec) in scenario.widgets.enumerated() {
-            let interest = spec.interest
-            var l = interest.base * interest.factor(hour: hour, weekday: weekday)
-            var burst = 1.0
-            if let b = interest.afterPush, Self.any(w.pushTimes[i], in: (t - b.afterMs) ... t) {
-                burst = max(burst, b.factor)
-            }
-            if let b = interest.aroundScheduled, Self.any(w.scheduled[i], in: (t - b.afterMs) ... (t + b.beforeMs)) {
-                burst = max(burst, b.factor)
-            }
-            l *= burst
+        let row = (weekday * 24 + hour) * widgetCount
+        for i in 0 ..< widgetCount {
+            var l = hourWeekdayInterest[row + i]
+            // Without bursts the factor would be 1, and l × 1 is l.
+            if bursts[i] { l *= burst(i, w, at: t) }
             lambda[i] = l
             total += l
         }
         return total
+    }
+
+    /// Widget `i`'s burst factor at `t` (1 outside every burst).
+    private func burst(_ i: Int, _ w: PersonWorld, at t: SimTime) -> Double {
+        let interest = scenario.widgets[i].interest
+        var burst = 1.0
+        if let b = interest.afterPush, Self.any(w.pushTimes[i], in: (t - b.afterMs) ... t) {
+            burst = max(burst, b.factor)
+        }
+        if let b = interest.aroundScheduled, Self.any(w.scheduled[i], in: (t - b.afterMs) ... (t + b.beforeMs)) {
+            burst = max(burst, b.factor)
+        }
+        return burst
     }
 
     /// Whether sorted `times` has an element in `range`.
@@ -240,42 +318,63 @@ public final class WorldBuilder {
             from: 0, to: end,
             rate: LocalHourRate(clock: w.clock, meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
             into: &times)
-        w.views.removeAll(keepingCapacity: true)
-        w.viewInterest.removeAll(keepingCapacity: true)
+        // The loop fills local arrays, moved out of the world and the builder and back
+        // (no copy is made): an append to a class's array property checks that the
+        // array is not shared every time, an append to a local one need not.
+        let byHour = !stackSums.isEmpty
+        var views = w.views, viewInterest = byHour ? [] : w.viewInterest, lambda = self.lambda
+        w.views = []
+        w.viewInterest = []
+        self.lambda = []
+        defer {
+            w.views = views
+            w.viewInterest = byHour ? stackInterest : viewInterest
+            w.interestByHour = byHour
+            self.lambda = lambda
+        }
+        views.removeAll(keepingCapacity: true)
+        viewInterest.removeAll(keepingCapacity: true)
+        let clock = w.clock
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
         let none = s.person.noInterest
+        let n = stackMembers.count
         for t in times {
-            let (hour, weekday) = w.clock.hourAndWeekday(t)
-            _ = interest(w, at: t, hour: hour, weekday: weekday)
-            var stackTotal = 0.0
-            var best = 0.0
-            for m in stackMembers {
-                let l = lambda[m]
-                w.viewInterest.append(l)
-                stackTotal += l
-                best = max(best, l)
+            let (hour, weekday) = clock.hourAndWeekday(t)
+            // The members' λ and their sums: looked up when they depend on the hour and
+            // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
+            let lambdaRow: ArraySlice<Double>
+            let sums: StackSums
+            if byHour {
+                let row = weekday * 24 + hour
+                lambdaRow = stackInterest[row * n ..< row * n + n]
+                sums = stackSums[row]
+            } else {
+                _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
+                let first = viewInterest.count
+                for m in stackMembers { viewInterest.append(lambda[m]) }
+                lambdaRow = viewInterest[first...]
+                sums = StackSums(lambdaRow, noInterest: none)
             }
             // Draw always: the wanted member, then swipe and tap.
-            let u = wantedDraws.uniform() * (none + stackTotal)
+            let u = wantedDraws.uniform() * (none + sums.total)
             var wanted = -1
-            if u >= none && stackTotal > 0 {
+            if u >= none && sums.total > 0 {
+                let first = lambdaRow.startIndex
                 var rest = u - none
-                wanted = stackMembers.count - 1
-                for (k, m) in stackMembers.enumerated() {
-                    rest -= lambda[m]
+                wanted = n - 1
+                for k in 0 ..< n {
+                    rest -= lambdaRow[first + k]
                     if rest < 0 { wanted = k; break }
                 }
-                while wanted > 0 && lambda[stackMembers[wanted]] <= 0 { wanted -= 1 }
+                while wanted > 0 && lambdaRow[first + wanted] <= 0 { wanted -= 1 }
             }
             let swipe = feedback.uniform() < s.person.swipeProbability
             let tap = feedback.uniform() < s.person.tapProbability
-            let all = none + stackTotal
-            w.views.append(ViewRecord(
+            views.append(ViewRecord(
                 time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
                 wouldSwipe: swipe, wouldTap: tap,
-                bestChanceNano: all > 0 ? Int64((best / all * 1e9).rounded()) : 0,
-                wantedChanceNano: all > 0 ? Int64((stackTotal / all * 1e9).rounded()) : 0))
+                bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
         }
     }
 
@@ -286,12 +385,23 @@ public final class WorldBuilder {
             from: 0, to: end,
             rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay, hourWeights: s.person.sessionProfile),
             into: &times)
-        w.sessions.removeAll(keepingCapacity: true)
-        w.sessionEnds.removeAll(keepingCapacity: true)
+        // Local arrays, as in `buildViews`.
+        var sessions = w.sessions, sessionEnds = w.sessionEnds, lambda = self.lambda
+        w.sessions = []
+        w.sessionEnds = []
+        self.lambda = []
+        defer {
+            w.sessions = sessions
+            w.sessionEnds = sessionEnds
+            self.lambda = lambda
+        }
+        sessions.removeAll(keepingCapacity: true)
+        sessionEnds.removeAll(keepingCapacity: true)
+        let clock = w.clock
         let details = stream(StreamProcess.sessionDetails)
         for t in times {
-            let (hour, weekday) = w.clock.hourAndWeekday(t)
-            let total = interest(w, at: t, hour: hour, weekday: weekday)
+            let (hour, weekday) = clock.hourAndWeekday(t)
+            let total = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
             // Draw always: the widget, the donation, the length.
             let u = details.uniform() * total
             let donates = details.uniform() < s.person.donationProbability
@@ -307,12 +417,35 @@ public final class WorldBuilder {
             }
             while widget > 0 && lambda[widget] <= 0 { widget -= 1 }
             let stop = t + max(1, SimTime(length.rounded()))
-            w.sessions.append(SessionRecord(
+            sessions.append(SessionRecord(
                 start: t, end: stop, widget: Int32(widget), donates: donates,
                 hour: UInt8(hour), weekday: UInt8(weekday)))
-            if stop < end { w.sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
+            if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
         }
-        w.sessionEnds.sort()
+        sessionEnds.sort()
+    }
+}
+
+/// What a view records of its stack members' λ: their sum and maximum, and as whole
+/// numbers (units of 1e-9) the chances that the likeliest member, and that any member,
+/// is wanted.
+struct StackSums {
+    var total = 0.0
+    var best = 0.0
+    var bestChanceNano: Int64 = 0
+    var wantedChanceNano: Int64 = 0
+
+    /// From the members' λ in member order; `noInterest` is λ of wanting none.
+    init(_ lambda: ArraySlice<Double>, noInterest: Double) {
+        for l in lambda {
+            total += l
+            best = max(best, l)
+        }
+        let all = noInterest + total
+        if all > 0 {
+            bestChanceNano = Int64((best / all * 1e9).rounded())
+            wantedChanceNano = Int64((total / all * 1e9).rounded())
+        }
     }
 }
 
