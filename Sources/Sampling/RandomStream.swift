@@ -107,12 +107,18 @@ public final class RandomStream {
     /// all zero), by inversion with one uniform: for weights that change between
     /// draws. For fixed weights drawn many times, use `DiscreteDistribution`.
     @inlinable public func choose(weights: UnsafeBufferPointer<Double>, total: Double) -> Int {
-        var u = uniform() * total
+        Self.inverse(uniform() * total, weights: weights)
+    }
+
+    /// The first index at which the running sum of `weights` exceeds `target` (a point
+    /// in [0, Σ weights)): inversion of the discrete distribution. Should rounding leave
+    /// `target` past the sum, the last index with a positive weight.
+    @inlinable public static func inverse(_ target: Double, weights: UnsafeBufferPointer<Double>) -> Int {
+        var u = target
         for i in 0 ..< weights.count {
             u -= weights[i]
             if u < 0 { return i }
         }
-        // Rounding can leave u at a hair above zero: the last positive weight.
         var i = weights.count - 1
         while i > 0 && weights[i] <= 0 { i -= 1 }
         return i

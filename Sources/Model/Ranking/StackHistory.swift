@@ -112,14 +112,6 @@ public final class StackHistory {
         return Double(Self.upperBound(s, score)) / Double(s.count)
     }
 
-    /// The score at quantile `q` (0…1) of `member`'s history, or nil with no history.
-    public func quantile(member m: Int, _ q: Double) -> Double? {
-        let s = sortedScores[m]
-        guard !s.isEmpty else { return nil }
-        let i = min(s.count - 1, max(0, Int((q * Double(s.count)).rounded(.up)) - 1))
-        return s[i]
-    }
-
     /// The number of distinct values among `member`'s past scores.
     public func distinctScores(member m: Int) -> Int {
         let s = sortedScores[m]

@@ -360,14 +360,7 @@ public final class WorldBuilder {
             let u = wantedDraws.uniform() * (none + sums.total)
             var wanted = -1
             if u >= none && sums.total > 0 {
-                let first = lambdaRow.startIndex
-                var rest = u - none
-                wanted = n - 1
-                for k in 0 ..< n {
-                    rest -= lambdaRow[first + k]
-                    if rest < 0 { wanted = k; break }
-                }
-                while wanted > 0 && lambdaRow[first + wanted] <= 0 { wanted -= 1 }
+                wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
             }
             let swipe = feedback.uniform() < s.person.swipeProbability
             let tap = feedback.uniform() < s.person.tapProbability
@@ -409,13 +402,7 @@ public final class WorldBuilder {
                 ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
                 : Double(s.person.sessionMedianMs)
             guard total > 0 else { continue }  // no widget of interest at this hour
-            var widget = lambda.count - 1
-            var rest = u
-            for i in lambda.indices {
-                rest -= lambda[i]
-                if rest < 0 { widget = i; break }
-            }
-            while widget > 0 && lambda[widget] <= 0 { widget -= 1 }
+            let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
             let stop = t + max(1, SimTime(length.rounded()))
             sessions.append(SessionRecord(
                 start: t, end: stop, widget: Int32(widget), donates: donates,
