@@ -93,7 +93,8 @@ struct Run: ParsableCommand {
             print(SummaryTable.render(result))
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
-        case .shardWritten(let blocks):
+        case .shardWritten(let blocks, let result):
+            print(RunStatistics(result).line)
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
             print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
         case .interrupted(let done, let total):
@@ -208,7 +209,7 @@ struct RunStatistics {
     }
 
     var line: String {
-        String(format: "simulated %lld events, %d person-days in %.2f s: %.0f events/s, %.0f person-days/s; peak memory %.1f MB",
+        String(format: "simulated %lld events, %d person-days in %.3f s: %.0f events/s, %.0f person-days/s; peak memory %.1f MB",
                events, personDays, seconds, Double(events) / max(seconds, 1e-9), Double(personDays) / max(seconds, 1e-9), peakMB)
     }
 }

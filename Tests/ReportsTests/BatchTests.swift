@@ -83,18 +83,33 @@ import WidgetSimScenario
     }
 
     func shardRun(_ s: Scenario, shards n: Int, into root: URL, overrides: RunOverrides = RunOverrides()) throws -> [String] {
+        try shardResults(s, shards: n, into: root, overrides: overrides).map(\.folder)
+    }
+
+    /// Runs the `n` shards of `s`; each shard's folder and the result of what it simulated.
+    func shardResults(
+        _ s: Scenario, shards n: Int, into root: URL, overrides: RunOverrides = RunOverrides()
+    ) throws -> [(folder: String, result: RunResult?)] {
         try (0 ..< n).map { k in
             let folder = root.appendingPathComponent("shard-\(k)")
             var o = try options(folder)
             o.shard = Shard(index: k, count: n)
             o.provenance.overrides = overrides
             let outcome = try RunJob.execute(s, o)
-            guard case .shardWritten = outcome else {
+            guard case .shardWritten(_, let result) = outcome else {
                 Issue.record("shard \(k)/\(n) did not write its parts: \(outcome)")
-                return folder.path
+                return (folder.path, nil)
             }
-            return folder.path
+            return (folder.path, result)
         }
+    }
+
+    /// Events simulated on every day and person-days, over every pair and replication
+    /// of `r`: what `widgetsim run` reports as the run's cost.
+    func cost(_ r: RunResult) -> (events: Int64, personDays: Int) {
+        let totals = r.totals.joined()
+        return (totals.reduce(0) { $0 + $1.sum(.events, days: 0 ..< $1.days) },
+                totals.reduce(0) { $0 + $1.people * $1.days })
     }
 
     func merge(_ folders: [String], into out: URL) throws {
@@ -118,8 +133,22 @@ import WidgetSimScenario
         overrides.replications = 2
         var o = try options(root.appendingPathComponent("single"))
         o.provenance.overrides = overrides
-        _ = try RunJob.execute(s, o)
-        let folders = try shardRun(s, shards: n, into: root, overrides: overrides)
+        guard case .finished(let whole) = try RunJob.execute(s, o) else {
+            Issue.record("the unsharded run did not finish")
+            return
+        }
+        let shards = try shardResults(s, shards: n, into: root, overrides: overrides)
+        // Each shard reports the cost of its own people only: together, the whole run's.
+        let costs = shards.compactMap(\.result).map(cost)
+        #expect(costs.count == n)
+        #expect(costs.reduce(0) { $0 + $1.events } == cost(whole).events)
+        #expect(costs.reduce(0) { $0 + $1.personDays } == cost(whole).personDays)
+        let plan = BlockPlan(s)
+        for (k, c) in costs.enumerated() {
+            let people = plan.blocks(ofShard: Shard(index: k, count: n)).reduce(0) { $0 + plan.people(of: $1.block).count }
+            #expect(c.personDays == people * s.days * s.policyPairs.count, "shard \(k)/\(n)")
+        }
+        let folders = shards.map(\.folder)
         try merge(folders.reversed(), into: root.appendingPathComponent("merged"))
         let single = try reports(in: root.appendingPathComponent("single"))
         #expect(single.count == 4)

@@ -39,8 +39,9 @@ public struct Provenance: Sendable {
 public enum RunOutcome: Sendable {
     /// Reports written; the result holds every block.
     case finished(RunResult)
-    /// A shard's parts written; `widgetsim merge` makes the reports.
-    case shardWritten(blocks: Int)
+    /// A shard's parts written; `widgetsim merge` makes the reports. The result holds
+    /// the blocks this run simulated (its cost, not a report).
+    case shardWritten(blocks: Int, RunResult)
     /// Stopped early (see `RunOptions.stopAfterBlocks`); resume to finish.
     case interrupted(blocksDone: Int, blocksTotal: Int)
 }
@@ -85,7 +86,7 @@ public enum RunJob {
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
         try trace?.commit()
-        if options.shard != nil { return .shardWritten(blocks: wanted.count) }
+        if options.shard != nil { return .shardWritten(blocks: wanted.count, result) }
 
         var assembled = try Assembly.load(scenario, from: [(parts, wanted)], widgetDays: options.widgetDays)
         assembled.result.pairSeconds = result.pairSeconds
