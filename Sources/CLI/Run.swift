@@ -200,8 +200,8 @@ struct RunStatistics {
     let peakMB: Double
 
     init(_ r: RunResult) {
-        events = r.totals.joined().reduce(0) { $0 + $1.sum(.events, days: 0 ..< $1.days) }
-        personDays = r.totals.joined().reduce(0) { $0 + $1.people * $1.days }
+        events = r.events
+        personDays = r.personDays
         seconds = r.wallSeconds
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -104,14 +104,6 @@ import WidgetSimScenario
         }
     }
 
-    /// Events simulated on every day and person-days, over every pair and replication
-    /// of `r`: what `widgetsim run` reports as the run's cost.
-    func cost(_ r: RunResult) -> (events: Int64, personDays: Int) {
-        let totals = r.totals.joined()
-        return (totals.reduce(0) { $0 + $1.sum(.events, days: 0 ..< $1.days) },
-                totals.reduce(0) { $0 + $1.people * $1.days })
-    }
-
     func merge(_ folders: [String], into out: URL) throws {
         let (s, first, parts) = try ShardMerge.check(folders) { m in
             var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
@@ -139,10 +131,10 @@ import WidgetSimScenario
         }
         let shards = try shardResults(s, shards: n, into: root, overrides: overrides)
         // Each shard reports the cost of its own people only: together, the whole run's.
-        let costs = shards.compactMap(\.result).map(cost)
+        let costs = shards.compactMap(\.result)
         #expect(costs.count == n)
-        #expect(costs.reduce(0) { $0 + $1.events } == cost(whole).events)
-        #expect(costs.reduce(0) { $0 + $1.personDays } == cost(whole).personDays)
+        #expect(costs.reduce(0) { $0 + $1.events } == whole.events)
+        #expect(costs.reduce(0) { $0 + $1.personDays } == whole.personDays)
         let plan = BlockPlan(s)
         for (k, c) in costs.enumerated() {
             let people = plan.blocks(ofShard: Shard(index: k, count: n)).reduce(0) { $0 + plan.people(of: $1.block).count }

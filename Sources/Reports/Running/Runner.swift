@@ -33,6 +33,17 @@ public struct RunResult: Sendable {
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
     public var wallSeconds: Double
+
+    /// Events simulated on every day, warm-up included, over every pair and replication:
+    /// the run's cost, as `widgetsim run` reports it.
+    public var events: Int64 {
+        totals.joined().reduce(0) { $0 + $1.sum(.events, days: 0 ..< $1.days) }
+    }
+
+    /// Person-days simulated, over every pair and replication.
+    public var personDays: Int {
+        totals.joined().reduce(0) { $0 + $1.people * $1.days }
+    }
 }
 
 /// Runs blocks of a scenario's people under every policy pair, on `threads` worker
