@@ -8,7 +8,9 @@ import PackageDescription
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
-//   CLI       the `widgetsim` command
+//   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
+//   Main      the `widgetsim` executable: the command line with the built-in policies
+//   WidgetSim the library product: re-exports what a policy author and a host program use
 //   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
 // The simulation's hot path mutates arrays held by classes (engines, policies,
 // histories); dynamic exclusivity checks on those accesses cost more than the work
@@ -19,12 +21,14 @@ let package = Package(
     name: "WidgetSim",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "widgetsim", targets: ["widgetsim"]),
+        .executable(name: "widgetsim", targets: ["WidgetSimMain"]),
+        .library(name: "WidgetSim", targets: ["WidgetSim"]),
         .executable(name: "widgetsim-bench", targets: ["widgetsim-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -52,13 +56,22 @@ let package = Package(
             path: "Sources/Reports",
             swiftSettings: hotPath
         ),
-        .executableTarget(
-            name: "widgetsim",
+        .target(
+            name: "WidgetSimCLI",
             dependencies: [
                 "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI"
+        ),
+        .executableTarget(name: "WidgetSimMain", dependencies: ["WidgetSimCLI"], path: "Sources/Main"),
+        .target(
+            name: "WidgetSim",
+            dependencies: [
+                "WidgetSimKernel", "WidgetSimSampling", "WidgetSimModel", "WidgetSimScenario",
+                "WidgetSimReports", "WidgetSimCLI",
+            ],
+            path: "Sources/WidgetSim"
         ),
         .executableTarget(
             name: "widgetsim-bench",
@@ -78,5 +91,6 @@ let package = Package(
             dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel", "WidgetSimSampling"],
             resources: [.copy("Golden")]
         ),
+        .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
     ]
 )

@@ -30,7 +30,7 @@ struct Merge: ParsableCommand {
         let started = Date()
         do {
             let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath, policies: WidgetSimCLI.policies)
                 try m.overrides.apply(to: &s)
                 return s
             }

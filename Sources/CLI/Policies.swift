@@ -11,13 +11,16 @@ struct Policies: ParsableCommand {
 
     func run() throws {
         print("BUDGET POLICIES (scenario key `budgets:`)\n")
-        for d in BudgetPolicies.all { describe(d) }
+        let registry = WidgetSimCLI.policies
+        for d in registry.budgets { describe(d, added: !registry.isBuiltIn(d.name, role: .budget)) }
         print("RANKING POLICIES (scenario key `rankings:`)\n")
-        for d in RankingPolicies.all { describe(d) }
+        for d in registry.rankings { describe(d, added: !registry.isBuiltIn(d.name, role: .ranking)) }
     }
 
-    func describe<P>(_ d: PolicyDescriptor<P>) {
-        print("  \(d.name)\(d.unofficial ? "  (unofficial: calibration only)" : "")")
+    /// `added`: registered by the program running the command line, not built in.
+    func describe<P>(_ d: PolicyDescriptor<P>, added: Bool) {
+        let notes = (added ? ["added by this program"] : []) + (d.unofficial ? ["unofficial: calibration only"] : [])
+        print("  \(d.name)\(notes.isEmpty ? "" : "  (\(notes.joined(separator: "; ")))")")
         print("      \(d.summary)")
         print("      source: \(d.source)")
         for p in d.parameters {

@@ -16,7 +16,7 @@ struct Validate: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let s = try ScenarioLoader.load(path: file)
+                let s = try ScenarioLoader.load(path: file, policies: WidgetSimCLI.policies)
                 print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs)")
             } catch {
                 printError(error.description)

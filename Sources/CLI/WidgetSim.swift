@@ -4,7 +4,6 @@ import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario
 
-@main
 struct WidgetSim: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetsim",
@@ -25,10 +24,11 @@ struct WidgetSim: ParsableCommand {
         subcommands: [Run.self, Batch.self, Merge.self, Validate.self, Policies.self])
 }
 
-/// Loads a scenario or exits with status 2 after printing every problem found.
+/// Loads a scenario against the program's policies, or exits with status 2 after
+/// printing every problem found.
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        return try ScenarioLoader.load(path: path)
+        return try ScenarioLoader.load(path: path, policies: WidgetSimCLI.policies)
     } catch {
         printError(error.description)
         throw ExitCode(2)

@@ -81,6 +81,7 @@ public final class Runner: @unchecked Sendable {
     public func run(blocks: [BlockID]) throws -> RunResult {
         let s = scenario
         _ = try WorldBuilder(scenario: s)  // fail early, on this thread
+        try UnregisteredPolicy.check(s)
         let pairs = s.policyPairs
         let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
 
@@ -106,8 +107,8 @@ public final class Runner: @unchecked Sendable {
                     s.rankings.map { r in
                         PersonEngine(
                             scenario: s,
-                            budget: BudgetPolicies.named(b.name)!.make(b.parameters),
-                            ranking: RankingPolicies.named(r.name)!.make(r.parameters))
+                            budget: s.policies.budget(named: b.name)!.make(b.parameters),
+                            ranking: s.policies.ranking(named: r.name)!.make(r.parameters))
                     }
                 }
                 if let trace = self.trace { engines.forEach { $0.trace = trace } }
@@ -172,6 +173,25 @@ public final class Runner: @unchecked Sendable {
             return RunResult(
                 scenario: s, pairs: pairs, replications: s.replications,
                 totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall)
+        }
+    }
+}
+
+/// A scenario names a policy its registry does not hold (a scenario built in code
+/// rather than read against that registry).
+public struct UnregisteredPolicy: Error, Sendable, CustomStringConvertible {
+    public var role: PolicyRole
+    public var name: String
+    public var description: String {
+        "\(role) policy `\(name)` is not registered in the scenario's policy registry (`Scenario.policies`)"
+    }
+
+    static func check(_ s: Scenario) throws(UnregisteredPolicy) {
+        for b in s.budgets where s.policies.budget(named: b.name) == nil {
+            throw UnregisteredPolicy(role: .budget, name: b.name)
+        }
+        for r in s.rankings where s.policies.ranking(named: r.name) == nil {
+            throw UnregisteredPolicy(role: .ranking, name: r.name)
         }
     }
 }
