@@ -8,7 +8,7 @@ import WidgetSimModel
 /// A host program's `main` is one call:
 ///
 /// ```swift
-/// WidgetSimCLI.main(budgets: [NightSaverBudget.descriptor], rankings: [LastTappedRanking.descriptor])
+/// WidgetSimCLI.main(budgets: [IdleSaverBudget.descriptor], rankings: [LastTappedRanking.descriptor])
 /// ```
 ///
 /// Every subcommand then knows the added policies as it knows the built-in ones:
