@@ -6,7 +6,8 @@ import WidgetSimKernel
 ///
 /// Rule, for a charged request of instance `w` at `now` (day = ⌊now / 24 h⌋ from the
 /// scenario's start):
-/// - budget B = `max_per_day` while now < `learning_period`; otherwise, on day 0,
+/// - budget B = `max_per_day` while now < `learning_period` (for an instance added
+///   during the run, `learning_period` after its addition, `didAdd`); otherwise, on day 0,
 ///   B = `min_per_day`; otherwise B = min + ⌊(max − min) × min(1, avg / `views_for_max`)⌋,
 ///   where avg is `w`'s views (reported by `didView`) over the previous min(7, day)
 ///   whole days divided by that number of days. Computed in integers, so exact.
@@ -64,6 +65,8 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public let refusal: RefusalRule
     private var grants = GrantTimes()
     private var views = DailyViewCounts()
+    /// Each instance's end of learning: `learningPeriodMs`, or later when added later.
+    private var learningEnd: [SimTime] = []
 
     public init(
         minPerDay: Int, maxPerDay: Int, viewsForMax: Int, learningPeriodMs: Int64, minSpacingMs: Int64,
@@ -82,11 +85,16 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public func begin(instances: Int) {
         grants.reset(instances: instances, depth: maxPerDay)
         views.reset(instances: instances)
+        learningEnd.resetFlat(count: instances, to: learningPeriodMs)
+    }
+
+    public func didAdd(instance: Int, at now: SimTime) {
+        learningEnd[instance] = now + learningPeriodMs
     }
 
     /// The budget B of `instance` at `now` (see the type's rule).
     public func budget(of instance: Int, at now: SimTime) -> Int {
-        if now < learningPeriodMs { return maxPerDay }
+        if now < learningEnd[instance] { return maxPerDay }
         let past = views.past(instance, before: DailyViewCounts.day(of: now))
         if past.days == 0 { return minPerDay }
         let full = viewsForMax * past.days
