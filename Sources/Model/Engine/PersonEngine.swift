@@ -57,6 +57,9 @@ public final class PersonEngine: EventHandler {
     var counts: PersonCounts
     /// Per world process: its next item (index and time).
     var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
+    /// The processes with items in this run's world, in rank order: only they are
+    /// compared when picking the next item (most scenarios use few of them).
+    var activeProcesses: [Int] = []
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
@@ -158,6 +161,8 @@ public final class PersonEngine: EventHandler {
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
+        activeProcesses.removeAll(keepingCapacity: true)
+        for p in WorldProcess.allCases where count(world, p) > 0 { activeProcesses.append(p.rawValue) }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
@@ -202,9 +207,11 @@ public final class PersonEngine: EventHandler {
     func nextWorldProcess() -> WorldProcess? {
         // Which process comes next is unpredictable, so this picks with selects rather
         // than branches.
-        var best = 0
-        var bestTime = cursors[0].time
-        for p in 1 ..< cursors.count {
+        guard let first = activeProcesses.first else { return nil }
+        var best = first
+        var bestTime = cursors[first].time
+        for k in 1 ..< activeProcesses.count {
+            let p = activeProcesses[k]
             let t = cursors[p].time
             let earlier = t < bestTime
             best = earlier ? p : best
