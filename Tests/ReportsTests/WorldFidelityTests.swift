@@ -230,8 +230,10 @@ import WidgetSimSampling
         for person in 0 ..< s.people {
             let spy = RecordingBudget(BudgetPolicies.named("daily_quota")!.make(PolicyParameters()))
             let (counts, _, world) = try simulateWithEngine(s, person: person, budget: spy)
-            // UTC: 23:00 → 06:00 each night; the last night is cut at the run's end.
-            #expect(world.standByStarts == (0 ..< 3).map { Int64($0) * Milliseconds.day + 23 * Milliseconds.hour })
+            // UTC: 23:00 → 06:00 each night; the night before the start is in StandBy
+            // until 06:00, the last night is cut at the run's end.
+            #expect(world.standByStarts == [0] + (0 ..< 3).map { Int64($0) * Milliseconds.day + 23 * Milliseconds.hour })
+            #expect(world.standByEnds.first == 6 * Milliseconds.hour && world.standByEnds.last == s.durationMs)
             let spans = zip(world.standByStarts, world.standByEnds).map { ($0, $1) }
             #expect(!spy.decisions.contains { d in spans.contains { $0.0 <= d.time && d.time < $0.1 } },
                     "no charged request in StandBy")
@@ -240,11 +242,11 @@ import WidgetSimSampling
                 glances += counts[d, .standByViews]
                 standByReloads += counts[d, widget: 0, .reloadStandBy]
             }
-            // Every 30 min in two full nights (7 h) and one hour of the last: about 30.
-            #expect(standByReloads >= 25, "\(standByReloads)")
+            // Every 30 min in 6 + 7 + 7 + 1 hours, less the phases lost at midnights: over 30.
+            #expect(standByReloads >= 30, "\(standByReloads)")
         }
-        // Glances: Poisson, 2 an hour over 7 + 7 + 1 hours per person.
-        let expected = 2.0 * 15 * Double(s.people)
+        // Glances: Poisson, 2 an hour over 6 + 7 + 7 + 1 hours per person.
+        let expected = 2.0 * 21 * Double(s.people)
         #expect(abs(Double(glances) - expected) < 4 * expected.squareRoot(), "\(glances) vs \(expected)")
     }
 

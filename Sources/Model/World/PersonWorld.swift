@@ -513,8 +513,9 @@ public final class WorldBuilder {
 }
 
 extension WorldBuilder {
-    /// StandBy periods (see `StandByModel`): for every local night, always three draws
-    /// (start offset, length) whether or not the period fits in the run.
+    /// StandBy periods (see `StandByModel`): for every local night, the one before the
+    /// start included (the person may be asleep at the start), always the same draws
+    /// (start offset, length) whether or not the period falls in the run.
     func buildStandBy(_ w: PersonWorld, end: SimTime) {
         w.standByStarts.removeAll(keepingCapacity: true)
         w.standByEnds.removeAll(keepingCapacity: true)
@@ -522,7 +523,7 @@ extension WorldBuilder {
         let draws = stream(StreamProcess.standBy)
         let clock = w.clock
         var previousEnd: SimTime = 0
-        for day in 0 ..< scenario.days {
+        for day in -1 ..< scenario.days {
             // The local midnight nearest the run's day start (they differ after a DST
             // change or during a trip).
             let dayStart = SimTime(day) * Milliseconds.day
@@ -534,9 +535,10 @@ extension WorldBuilder {
             let length = model.sigma > 0
                 ? draws.logNormal(median: Double(model.medianMs), sigma: model.sigma)
                 : Double(model.medianMs)
-            let start = max(previousEnd, midnight + SimTime((model.startHour * Double(Milliseconds.hour)).rounded())
-                - model.spreadMs / 2 + SimTime((shift * Double(model.spreadMs)).rounded(.down)))
-            let stop = min(end, start + max(1, SimTime(length.rounded())))
+            let nominal = midnight + SimTime((model.startHour * Double(Milliseconds.hour)).rounded())
+                - model.spreadMs / 2 + SimTime((shift * Double(model.spreadMs)).rounded(.down))
+            let start = max(previousEnd, nominal)
+            let stop = min(end, nominal + max(1, SimTime(length.rounded())))
             guard start < stop else { continue }
             if let last = w.standByEnds.last, last >= start {
                 w.standByEnds[w.standByEnds.count - 1] = stop  // runs into the next night's: one period
