@@ -297,4 +297,41 @@ import WidgetSimSampling
         #expect(rule.suggestion(at: 1_000 + WidgetSuggestions.windowMs) == 1, "the first donation left the window")
         #expect(rule.suggestion(at: 5_000 + WidgetSuggestions.windowMs) == nil)
     }
+
+    // MARK: - Common random numbers and determinism
+
+    /// Every new process at once, under two budgets and two rankings.
+    func everything() -> Scenario {
+        var s = suggestions(on: true)
+        var news = ContentSpec()
+        news.randomPerDay = 20
+        news.pushFraction = 1
+        s.widgets[0].content = news
+        s.widgets[0].audioSessions = AudioSessionModel(perDay: 3)
+        s.widgets[1].addedAfterMs = 30 * Milliseconds.hour
+        s.widgets[1].kind = "a"
+        s.widgets[1].configuration = ["x": "1"]
+        s.widgets[0].donatedConfigurations = [DonatedConfiguration([:]), DonatedConfiguration(["x": "1"])]
+        s.person.standBy = StandByModel()
+        s.budgets = [PolicyChoice(name: "daily_quota"), PolicyChoice(name: "view_weighted")]
+        s.rankings = [PolicyChoice(name: "static"), PolicyChoice(name: "most_recent_donation")]
+        return s
+    }
+
+    @Test func theNewProcessesAreTheSameUnderEveryPolicyAndThreadCount() throws {
+        let s = everything()
+        let one = try run(s, threads: 1), two = try run(s, threads: 2)
+        let d = 0 ..< s.days
+        let world: [PersonCounter] = [
+            .sessions, .donations, .audioSessions, .standByViews, .suggestionsShown, .suggestionsWanted, .views,
+        ]
+        let first = one.totals[0][0]
+        #expect(first.sum(.audioSessions, days: d) > 0 && first.sum(.standByViews, days: d) > 0)
+        #expect(first.sum(.suggestionsShown, days: d) > 0 && first.sum(.reloadWidgetAdded, days: d) == Int64(s.people))
+        for p in one.pairs.indices {
+            for c in world { #expect(one.totals[0][p].sum(c, days: d) == first.sum(c, days: d), "\(c)") }
+            #expect(one.totals[0][p].person == two.totals[0][p].person)
+            #expect(one.totals[0][p].widget == two.totals[0][p].widget)
+        }
+    }
 }
