@@ -197,6 +197,14 @@ import WidgetSimSampling
         #expect(policy.budget(of: 0, at: added + Milliseconds.hour) == 5)
         #expect(policy.budget(of: 1, at: added + Milliseconds.hour) == 50)
         #expect(policy.budget(of: 1, at: added + Milliseconds.day + 1) == 5)
+        // Its average counts only the days since its addition: 100 views on day 4
+        // make day 5's budget the maximum (the other instance's 100 over 5 days do not).
+        for k in 0 ..< 100 {
+            policy.didView(instance: 1, at: added + Int64(k))
+            policy.didView(instance: 0, at: added + Int64(k))
+        }
+        #expect(policy.budget(of: 1, at: 5 * Milliseconds.day) == 50)
+        #expect(policy.budget(of: 0, at: 5 * Milliseconds.day) == 5 + 45 * 100 / 500)
 
         let ios = IOSLikeBudget(initialPerDay: 12, linearUpTo: 30, perInstanceMax: 50, totalPerDay: 750,
                                 refusal: RefusalRule(timelineRetryMs: nil, backgroundRetryMs: nil))
