@@ -105,7 +105,8 @@ public protocol BudgetPolicy: AnyObject {
     /// The app owning `instance` came to the foreground at `now`. O(1). Optional.
     func didUseApp(instance: Int, at now: SimTime)
     /// `instance` was added to the stack at `now` (it did not exist before): a
-    /// policy with a learning period starts one for it.
+    /// policy with a learning period starts one for it. Called once per added instance,
+    /// before its first reload (reason `widgetAdded`, free). O(1). Optional.
     func didAdd(instance: Int, at now: SimTime)
 }
 
