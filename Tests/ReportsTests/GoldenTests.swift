@@ -7,7 +7,7 @@ import WidgetSimReports
 /// aside). After an intended change of the model, regenerate them with
 /// `WIDGETSIM_UPDATE_GOLDEN=1 swift test --filter GoldenTests` and review the diff.
 @Suite struct GoldenTests {
-    static let files = ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv"]
+    static let files = ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv"]
 
     func runTiny(threads: Int, into folder: URL) throws {
         let s = try loadScenario("tiny.yaml")
@@ -29,6 +29,23 @@ import WidgetSimReports
             }
             let expected = try read(golden.appendingPathComponent(name))
             #expect(produced == expected, "\(name) differs from its golden copy")
+        }
+    }
+
+    /// Without rotation limits the tiny scenario gives the reports it gave before the
+    /// rotation governor existed (`Golden/tiny-no-limits`, kept from then): the governor
+    /// with `rotation_limits: none` changes nothing.
+    @Test func noRotationLimitsReproduceTheReportsOfUngovernedRankings() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var s = try loadScenario("tiny.yaml")
+        s.stack.rotationLimits = .none
+        _ = try RunJob.execute(s, RunOptions(outputFolder: folder, threads: 1))
+        let golden = repositoryRoot.appendingPathComponent("Tests/ReportsTests/Golden/tiny-no-limits")
+        for name in ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv"] {
+            let produced = withoutWallClock(try read(folder.appendingPathComponent(name)))
+            let expected = try read(golden.appendingPathComponent(name))
+            #expect(produced == expected, "\(name) differs from the ungoverned copy")
         }
     }
 
@@ -79,7 +96,7 @@ import WidgetSimReports
         options.widgetDays = false
         let r = try #require(finished(try RunJob.execute(s, options)))
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "time_ms,person,event,widget,decision")
+        #expect(lines.first == "time_ms,person,event,widget,decision,reason")
         // One line per view, per session start and per content change, as counted.
         func count(of event: String) -> Int64 {
             Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[2] == event }.count)

@@ -18,7 +18,9 @@ import WidgetSimKernel
 ///   day, after the refill).
 /// - a charged request is granted iff the instance's balance is ≥ 1, which spends 1.
 /// - at zero it is refused through `RefusalRule` with no earliest time; both retries
-///   default to 900 s (15 min), as `dasd` reschedules a refused refresh.
+///   default to 900 s (15 min), as `dasd` reschedules a refused refresh. The reason
+///   code is `total_cap` when the total cap scaled the instance's budget of the day
+///   down, otherwise `quota_exhausted`.
 ///
 /// Source: calibration from a decompiled iOS 26.1 `dasd` (unofficial, reverse-engineered):
 /// budget ≈ 7-day average daily views, 1:1 up to 30, sub-linear above, per widget in
@@ -49,6 +51,7 @@ public final class IOSLikeBudget: BudgetPolicy {
             + "in [1, 50] per instance and 750 a day in total, refilled every 24 h; at zero, retried in 900 s.",
         source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial)",
         unofficial: true,
+        refusals: [.quotaExhausted, .totalCap],
         parameters: [initialPerDay, linearUpTo, perInstanceMax, totalPerDay, timelineRetry, backgroundRetry],
         make: { p in
             IOSLikeBudget(
@@ -68,6 +71,8 @@ public final class IOSLikeBudget: BudgetPolicy {
     private var views = DailyViewCounts()
     /// Each instance's balance for the current period.
     private var balances: [Int] = []
+    /// Whether the total cap scaled each instance's budget of the current period down.
+    private var capped: [Bool] = []
     /// The day whose balances `balances` holds.
     private var period: Int64 = 0
 
@@ -83,6 +88,7 @@ public final class IOSLikeBudget: BudgetPolicy {
     public func begin(instances: Int) {
         views.reset(instances: instances)
         balances.resetFlat(count: instances, to: 0)
+        capped.resetFlat(count: instances, to: false)
         refill(day: 0)
     }
 
@@ -105,10 +111,15 @@ public final class IOSLikeBudget: BudgetPolicy {
         for i in balances.indices {
             let past = views.past(i, before: day)
             balances[i] = dailyBudget(views: past.views, days: past.days)
+            capped[i] = false
             sum += balances[i]
         }
         guard sum > totalPerDay else { return }
-        for i in balances.indices { balances[i] = max(1, balances[i] * totalPerDay / sum) }
+        for i in balances.indices {
+            let scaled = max(1, balances[i] * totalPerDay / sum)
+            capped[i] = scaled < balances[i]
+            balances[i] = scaled
+        }
     }
 
     @inline(__always) private func catchUp(_ now: SimTime) {
@@ -118,7 +129,9 @@ public final class IOSLikeBudget: BudgetPolicy {
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         catchUp(now)
-        guard balances[instance] >= 1 else { return refusal.refuse(reason, at: now) }
+        guard balances[instance] >= 1 else {
+            return refusal.refuse(reason, at: now, because: capped[instance] ? .totalCap : .quotaExhausted)
+        }
         balances[instance] -= 1
         return .grant
     }

@@ -46,6 +46,7 @@ public final class ViewWeightedBudget: BudgetPolicy {
         summary: "A daily budget between min and max (40–70) by the instance's average daily views over "
             + "the past week, max during a learning period, charged reloads at least 5 min apart.",
         source: "Apple, \"Keeping a widget up to date\" (40 to 70 refreshes a day for a frequently viewed widget)",
+        refusals: [.minSpacing, .quotaExhausted, .learningPeriod],
         parameters: [minPerDay, maxPerDay, viewsForMax, learningPeriod, minSpacing] + RefusalRule.parameters,
         make: { p in
             let low = p.count(ViewWeightedBudget.minPerDay)
@@ -101,7 +102,8 @@ public final class ViewWeightedBudget: BudgetPolicy {
             grants.record(instance, at: now)
             return .grant
         }
-        return refusal.refuse(reason, at: now, earliest: spacingEnd)
+        let why: RefusalReason = spent == nil ? .minSpacing : now < learningPeriodMs ? .learningPeriod : .quotaExhausted
+        return refusal.refuse(reason, at: now, earliest: spacingEnd, because: why)
     }
 
     /// Grants are recorded by `decide`; reloads change nothing.

@@ -166,9 +166,12 @@ public struct StackSpec: Sendable, Hashable {
     /// Indices into `Scenario.widgets`, in the person's order.
     public var members: [Int]
     public var smartRotate: Bool
+    /// The system's limits on rotation (`RotationGovernor`).
+    public var rotationLimits: RotationLimits
     public static let maximumMembers = 10
-    public init(members: [Int], smartRotate: Bool = true) {
+    public init(members: [Int], smartRotate: Bool = true, rotationLimits: RotationLimits = RotationLimits()) {
         self.members = members
         self.smartRotate = smartRotate
+        self.rotationLimits = rotationLimits
     }
 }

@@ -22,6 +22,8 @@ public enum StreamProcess {
     public static let environment: UInt64 = 8
     /// The ranking policy's own randomness (coin tosses, Thompson draws).
     public static let ranking: UInt64 = 9
+    /// The rotation governor's own randomness (hold durations).
+    public static let rotation: UInt64 = 10
 
     public static let widgetBase: UInt64 = 100
     public static let perWidget: UInt64 = 4
