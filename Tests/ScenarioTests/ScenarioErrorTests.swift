@@ -107,7 +107,7 @@ import WidgetSimModel
             "test.yaml:13:10: person.interactive: unknown key `interactive`; valid keys: views_per_day, view_profile, "
                 + "sessions_per_day, session_profile, session_length, donation_probability, no_interest, "
                 + "swipe_probability, tap_probability, push_while_foreground_is_free, background_pushes_per_hour, "
-                + "environment_changes_per_day, travel",
+                + "environment_changes_per_day, travel, standby",
         ])
     }
 

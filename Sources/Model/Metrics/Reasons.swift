@@ -46,7 +46,8 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
 
 /// Why the widget a person wanted was not on top of the stack at a view (MODEL §3, §5).
 /// Exactly one per view whose wanted member was not on top; `staleContent` (the wanted
-/// member was on top but stale) is counted apart, at hits.
+/// member was on top but stale) and `notInStack` (the wanted widget is placed nowhere)
+/// are counted apart.
 public enum MissedViewReason: UInt8, CaseIterable, Sendable {
     /// Nothing observable pointed at the wanted member yet (no donation and no relevance
     /// score), and the ranking did not put it first.
@@ -65,6 +66,9 @@ public enum MissedViewReason: UInt8, CaseIterable, Sendable {
     case smartRotateOff
     /// Counted apart: the wanted member was on top, but its content was stale.
     case staleContent
+    /// Counted apart: the wanted widget is placed nowhere (not in the stack, not on the
+    /// home screen); such views are not among the views wanted.
+    case notInStack
 
     public static let count = allCases.count
 
@@ -78,9 +82,11 @@ public enum MissedViewReason: UInt8, CaseIterable, Sendable {
         case .rotationQuota: "rotation_quota"
         case .smartRotateOff: "smart_rotate_off"
         case .staleContent: "stale_content"
+        case .notInStack: "not_in_stack"
         }
     }
 
-    /// Whether the reason explains a miss (views wanted − hits); `staleContent` does not.
-    public var isMiss: Bool { self != .staleContent }
+    /// Whether the reason explains a miss (views wanted − hits); `staleContent` and
+    /// `notInStack` are counted apart.
+    public var isMiss: Bool { self != .staleContent && self != .notInStack }
 }

@@ -44,8 +44,9 @@ public struct RotationLimits: Sendable, Hashable {
 /// view of a stack with Smart Rotate on, the ranking proposes an order; the governor
 /// puts on top the first member of that order it allows, under these rules (mode `ios`):
 ///
-/// - the person's first member (member 0) is the stack's own top: showing it is not a
-///   rotation, and it is always allowed;
+/// - the person's first member (member 0, or the first already added when earlier ones
+///   are not yet in the stack) is the stack's own top: showing it is not a rotation, and
+///   it is always allowed;
 /// - any other member on top was *rotated in*: it stays there for a hold drawn uniformly
 ///   in [`hold_min`, `hold_max`] (whole ms, one uniform of the governor's stream per
 ///   rotation), whatever the ranking proposes, unless the person swipes away from it;
@@ -81,6 +82,8 @@ public final class RotationGovernor {
     /// The member held on top until `holdUntil` (exclusive), or nil.
     public private(set) var held: Int?
     public private(set) var holdUntil: SimTime = 0
+    /// The stack's own top at the latest `choose`.
+    public private(set) var home = 0
     /// Whether the latest `choose` kept a held member on top, and whether it rotated one in.
     public private(set) var holding = false
     public private(set) var rotatedIn = false
@@ -132,9 +135,9 @@ public final class RotationGovernor {
     }
 
     /// The first limit that keeps `m` from being rotated in at `now`, or nil when it may
-    /// be (member 0 always may).
+    /// be (the stack's own top, `home` of the latest `choose`, always may).
     public func veto(_ m: Int, at now: SimTime, history: StackHistory) -> MissedViewReason? {
-        if m == 0 { return nil }
+        if m == home { return nil }
         let r = history.currentRelevance[m]
         if let r, r <= 0 { return .vetoedScore }
         if now < cooldownUntil[m] { return .coolingDown }
@@ -147,9 +150,12 @@ public final class RotationGovernor {
         return nil
     }
 
-    /// The member to put on top at `now`, given the ranking's proposed `order`.
-    public func choose(_ order: [Int], at now: SimTime, history: StackHistory) -> Int {
+    /// The member to put on top at `now`, given the ranking's proposed `order`; `home`
+    /// is the stack's own top (the person's first member, or the first one already
+    /// added when earlier ones are not yet in the stack).
+    public func choose(_ order: [Int], home: Int = 0, at now: SimTime, history: StackHistory) -> Int {
         rotatedIn = false
+        self.home = home
         guard limits.mode == .ios else {
             current = order[0]
             return order[0]
@@ -165,11 +171,11 @@ public final class RotationGovernor {
         }
         holding = false
         for m in order where veto(m, at: now, history: history) == nil {
-            if m != 0 { rotateIn(m, at: now) }
+            if m != home { rotateIn(m, at: now) }
             current = m
             return m
         }
-        preconditionFailure("member 0 is always allowed and always in the order")
+        preconditionFailure("the home member is always allowed and always in the order")
     }
 
     /// The person swiped away from the top at `now`: a hold ends there.

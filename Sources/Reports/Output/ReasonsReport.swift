@@ -12,14 +12,18 @@ import WidgetSimModel
 /// - `missed_view`: one per view whose wanted widget was not on top; they sum to
 ///   `views_wanted − hits`;
 /// - `stale_on_top`: `stale_content`, views whose wanted widget was on top but stale
-///   (among the hits, counted apart).
+///   (among the hits, counted apart);
+/// - `outside_stack`: `not_in_stack`, views whose wanted widget is placed nowhere
+///   (not among `views_wanted`).
 public enum ReasonsReport {
     public static func header() -> [String] {
         ReportWriter.identityColumns + ["day", "warmup", "kind", "reason", "count"]
     }
 
     public static func kind(_ r: RefusalReason) -> String { r.isSystemRule ? "system_refusal" : "refusal" }
-    public static func kind(_ r: MissedViewReason) -> String { r.isMiss ? "missed_view" : "stale_on_top" }
+    public static func kind(_ r: MissedViewReason) -> String {
+        r.isMiss ? "missed_view" : r == .staleContent ? "stale_on_top" : "outside_stack"
+    }
 
     public static func csv(_ r: RunResult) -> String {
         var out = CSV.row(header())

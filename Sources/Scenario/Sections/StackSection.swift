@@ -11,9 +11,13 @@ extension ScenarioReader {
         var smartRotate = defaults.smartRotate
         var limits = defaults.rotationLimits
         var members: [Int]? = nil
-        let keys = ["members", "smart_rotate", "rotation_limits"] + RotationLimits.parameters.map(\.name)
+        var suggestions = defaults.widgetSuggestions
+        var suggestable: [Int] = []
+        let keys = ["members", "smart_rotate", "widget_suggestions", "suggestable", "rotation_limits"]
+            + RotationLimits.parameters.map(\.name)
         if let node, let f = fields(node, path, keys: keys, nullIsEmpty: true) {
             if let v = f.read("smart_rotate", flag) { smartRotate = v }
+            if let v = f.read("widget_suggestions", flag) { suggestions = v }
             let choice = ParameterSpec(
                 "rotation_limits", .choice(RotationLimits.Mode.allCases.map(\.rawValue)), default: .text("ios"), "")
             if let node = f["rotation_limits"], case .text(let mode)? = parameterValue(node, f.path("rotation_limits"), spec: choice) {
@@ -35,10 +39,48 @@ extension ScenarioReader {
                 guard let m = stackMembers(membersNode, f.path("members"), widgets: widgets) else { return nil }
                 members = m
             }
+            if let node = f["suggestable"] {
+                if members == nil {
+                    report("`suggestable` needs `members`: without it every widget is in the stack", at: node,
+                           path: f.path("suggestable"))
+                    return nil
+                }
+                guard let s = placedNowhere(node, f.path("suggestable"), widgets: widgets, members: members ?? [])
+                else { return nil }
+                suggestable = s
+            }
         } else if node != nil {
             return nil
         }
-        return StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate, rotationLimits: limits)
+        var spec = StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate, rotationLimits: limits)
+        spec.widgetSuggestions = suggestions
+        spec.suggestable = suggestable
+        return spec
+    }
+
+    /// `suggestable: [id, …]`: defined ids, none in the stack, none twice, at most 10.
+    func placedNowhere(_ node: Node, _ path: String, widgets: [WidgetEntry], members: [Int]) -> [Int]? {
+        guard let items = list(node, path, what: "a list of widget ids") else { return nil }
+        let before = issues.count
+        if items.count > StackSpec.maximumMembers {
+            report("at most \(StackSpec.maximumMembers) widgets, got \(items.count)", at: node, path: path)
+        }
+        var indices: [Int] = []
+        for (i, item) in items.enumerated() {
+            let itemPath = path.appending(index: i)
+            guard let id = text(item, itemPath, what: "a widget id") else { continue }
+            guard let index = widgets.firstIndex(where: { $0.id == id }) else {
+                report("widget `\(id)` is not defined", at: item, path: itemPath)
+                continue
+            }
+            if members.contains(index) {
+                report("widget `\(id)` is in the stack; suggestable widgets are placed nowhere", at: item, path: itemPath)
+            } else if indices.contains(index) {
+                report("widget `\(id)` is listed twice", at: item, path: itemPath)
+            }
+            indices.append(index)
+        }
+        return issues.count == before ? indices : nil
     }
 
     /// Every widget in file order, checked as a stack: at most 10, one family.
