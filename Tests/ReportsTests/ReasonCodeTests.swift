@@ -191,6 +191,28 @@ import WidgetSimReports
         #expect(free.sum(.reloadBackground, days: 0 ..< 2) == free.sum(.pushes, days: 0 ..< 2))
     }
 
+    /// A widget placed nowhere may be wanted: such a view is counted apart as
+    /// `not_in_stack`, once per view, outside views_wanted − hits.
+    @Test func wantsOfAWidgetPlacedNowhereAreCountedApart() throws {
+        var s = scenario(
+            people: 2, days: 2,
+            widgets: [widget("a", base: 0.4), widget("b", base: 0.3), widget("elsewhere", base: 0.5)],
+            rankings: [PolicyChoice(name: "time_of_day")])
+        s.stack = StackSpec(members: [0, 1])
+        s.stack.suggestable = [2]
+        let trace = CollectingTrace()
+        let runner = Runner(scenario: s)
+        runner.trace = trace
+        let t = try runner.run().totals[0][0]
+        let all = 0 ..< s.days
+        let apart = trace.lines.filter { $0.event == "view" && $0.reason == MissedViewReason.notInStack.label }
+        #expect(t.sum(.notInStack, days: all) == Int64(apart.count))
+        #expect(apart.count > 50)
+        #expect(apart.allSatisfy { $0.decision.contains("nothing wanted") })
+        let missed = MissedViewReason.allCases.filter(\.isMiss).reduce(0) { $0 + t.sum($1, days: all) }
+        #expect(missed == t.sum(.viewsWanted, days: all) - t.sum(.hits, days: all))
+    }
+
     /// The default scenario (few people): for every pair, the budget's codes add up to
     /// the denied and deferred requests, `coalesced` to requests_coalesced, and the
     /// missed-view codes to views_wanted − hits, exactly; reasons.csv says the same.
