@@ -142,6 +142,9 @@ public final class RotationGovernor {
         if let r, r <= 0 { return .vetoedScore }
         if now < cooldownUntil[m] { return .coolingDown }
         let done = rotations(of: m, at: now)
+        // Every soft quota is at least 1: a member with no rotation in the window passes
+        // without the O(history) diversity count.
+        if done == 0 { return nil }
         let (soft, hard) = quota(of: m, history: history)
         if done >= hard { return .rotationQuota }
         if done >= soft {
