@@ -58,8 +58,10 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
                     grants[i].append(t)
                 } else {
                     if spacingEnd != nil { refusals.spacing += 1 } else { refusals.budget += 1 }
+                    // Spacing alone: retried when it ends; a spent budget: after the retry delay.
                     let expected: BudgetDecision =
-                        reason == .timeline ? .deferUntil(max(t + retry, spacingEnd ?? t)) : .deny
+                        reason != .timeline ? .deny
+                        : !full ? .deferUntil(spacingEnd!) : .deferUntil(max(t + retry, spacingEnd ?? t))
                     #expect(decision == expected, "\(e)")
                 }
             default: break
@@ -126,13 +128,25 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 2 * bpMinute) == .deferUntil(5 * bpMinute))
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(6 * bpMinute - 1))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(5 * bpMinute))
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
         // Budget spent, spacing kept: no earliest, the plain retry.
         for k in 2 ..< 40 {
             #expect(policy.decide(instance: 0, reason: .timeline, at: Int64(k) * 5 * bpMinute) == .grant)
         }
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpHour) == .deferUntil(5 * bpHour + bpMinute))
+    }
+
+    /// With the default 15-minute timeline retry, a request refused for spacing alone
+    /// comes back when the spacing ends: requests every minute get grants 5 minutes
+    /// apart, not 16 (a background request refused for spacing is still dropped).
+    @Test func defaultRetryStillHonoursTheFiveMinuteSpacing() throws {
+        let policy = try Self.make(["max_per_day": .number(1000), "min_per_day": .number(1000)])
+        policy.begin(instances: 1)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: bpMinute) == .deferUntil(5 * bpMinute))
+        #expect(policy.decide(instance: 0, reason: .background, at: bpMinute) == .deny)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
     }
 
     @Test func maxBelowMinIsRaisedToMin() throws {

@@ -13,9 +13,10 @@ import WidgetSimKernel
 /// - granted iff fewer than B granted charged reloads of `w` fall in (now − 24 h, now],
 ///   and `w` has had no granted charged reload yet or the latest was at least
 ///   `min_spacing` ago.
-/// - a refusal is handled by `RefusalRule`; when the spacing is violated it is retried
-///   no earlier than last + `min_spacing` (a true lower bound on the next grant even
-///   when the daily budget is spent as well), otherwise with no earliest time.
+/// - a refusal is handled by `RefusalRule` (retried or dropped, as it says for the
+///   request's reason). A refusal for spacing alone is retried when the spacing ends,
+///   at last + `min_spacing`, not after the rule's delay; when the daily budget is spent
+///   it is retried after the rule's delay, and no earlier than the spacing's end.
 ///
 /// `max_per_day` below `min_per_day` is raised to it when the policy is made (parameter
 /// specs validate each value alone, so the pair is reconciled here).
@@ -100,6 +101,9 @@ public final class ViewWeightedBudget: BudgetPolicy {
         if spacingEnd == nil && spent == nil {
             grants.record(instance, at: now)
             return .grant
+        }
+        if let spacingEnd, spent == nil {
+            return refusal.refuse(reason, at: now).retried(at: spacingEnd)
         }
         return refusal.refuse(reason, at: now, earliest: spacingEnd)
     }
