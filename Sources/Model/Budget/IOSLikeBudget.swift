@@ -20,6 +20,9 @@ import WidgetSimKernel
 ///   (our sub-linear choice), rounded down. b is clamped to [1, `per_instance_max`]
 ///   (on day 0 too). If the budgets of the person's instances sum to S >
 ///   `total_per_day`, each becomes max(1, ⌊b · `total_per_day` / S⌋).
+///   An instance added during the run (`didAdd`) has no history before: its balance
+///   is set to the day-0 budget at its addition, and its averages count only whole
+///   days since then.
 ///   The refill happens lazily, for all instances at once, on the first `decide` (or,
 ///   for midnight days, `didView`) at or after a boundary (views at the boundary
 ///   instant count in the new day, after the refill). The views averaged are always
@@ -87,6 +90,8 @@ public final class IOSLikeBudget: BudgetPolicy {
     /// Each instance's budget and balance for the current period.
     private var budgets: [Int] = []
     private var balances: [Int] = []
+    /// The day each instance was added (0: there from the start).
+    private var addedDay: [Int64] = []
     /// The day whose balances `balances` holds.
     private var period: Int64 = 0
 
@@ -109,6 +114,7 @@ public final class IOSLikeBudget: BudgetPolicy {
         personDay.reset()
         budgets.resetFlat(count: instances, to: 0)
         balances.resetFlat(count: instances, to: 0)
+        addedDay.resetFlat(count: instances, to: 0)
         refill(day: 0)
     }
 
@@ -129,7 +135,7 @@ public final class IOSLikeBudget: BudgetPolicy {
         period = day
         var sum = 0
         for i in balances.indices {
-            let past = views.past(i, before: day)
+            let past = views.past(i, before: day, since: addedDay[i])
             balances[i] = dailyBudget(views: past.views, days: past.days)
             sum += balances[i]
         }
@@ -159,6 +165,17 @@ public final class IOSLikeBudget: BudgetPolicy {
 
     /// Grants are spent by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public func didAdd(instance: Int, at now: SimTime) {
+        if budgetDay == .person {
+            if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
+        } else {
+            catchUp(now)
+        }
+        addedDay[instance] = DailyViewCounts.day(of: now)
+        balances[instance] = dailyBudget(views: 0, days: 0)
+        budgets[instance] = balances[instance]
+    }
 
     public func didView(instance: Int, at now: SimTime) {
         if budgetDay == .person { personDay.recordView(at: now) } else { catchUp(now) }
