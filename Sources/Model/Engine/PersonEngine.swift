@@ -458,7 +458,9 @@ public final class PersonEngine: EventHandler {
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
         var first = instances[w].firstUnshownRandom
         if hasPredictable[w] && instances[w].hadReload {
-            instances[w].timeline.advance(to: t, changes: predictableChanges(w))
+            if instances[w].timeline.nextEntry <= t {
+                instances[w].timeline.advance(to: t, changes: predictableChanges(w))
+            }
             first = min(first, instances[w].timeline.firstUnshown)
         }
         return first <= t ? first : nil
