@@ -146,6 +146,40 @@ func simulateWorld(
         #expect(beforeHorizonEnd > 5)
     }
 
+    /// A breaking story lasts its duration: a reload without news (here every 10
+    /// minutes) keeps it in force; only a reload that brings news starts a new one.
+    @Test func aBreakingStoryOutlastsReloadsWithoutNews() throws {
+        var news = ContentSpec()
+        news.randomPerDay = 12
+        let duration = Milliseconds.hour
+        let s = scenario(people: 1, days: 3, widgets: [
+            widget("weather", base: 0.3),
+            widget("news", base: 0.3, reload: .after(10 * Milliseconds.minute), content: news,
+                   relevance: .breaking(score: 8, baseline: 1, durationMs: duration)),
+        ]) { $0.sessionsPerDay = PerPersonRate(mean: 0) }
+        let probe = RelevanceProbe(), spy = RecordingBudget(UnlimitedBudget())
+        let (engine, world, _) = try simulateWorld(s, budget: spy, ranking: probe)
+        let changes = world.randomChanges.filter { $0.widget == 1 }.map(\.time)
+        let reloads = spy.reloads.filter { $0.instance == 1 }.map(\.time)
+        // A reload is fresh when a change came after the reload before it.
+        var fresh: [SimTime] = []
+        var previous = SimTime.min
+        for r in reloads {
+            if changes.contains(where: { $0 > previous && $0 <= r }) { fresh.append(r) }
+            previous = r
+        }
+        #expect(fresh.count > 20)
+        var inStory = 0
+        for (t, r) in probe.seen where t >= reloads[0] {
+            let story = fresh.last { $0 <= t }.map { t < $0 + duration } ?? false
+            #expect(r[1] == (story ? 8 : 1), "view at \(t)")
+            if story { inStory += 1 }
+        }
+        #expect(inStory > 50)
+        // Entries: the first timeline's baseline, then a story and the baseline after it per fresh reload.
+        #expect(engine.history.relevanceCount(member: 1) == 1 + 2 * fresh.count)
+    }
+
     /// Scores drawn from levels give a widget a diverse history: with three levels and a
     /// baseline, `ios_like` may rotate it 3 times in 24 h (soft quota 3), which two
     /// distinct scores never allow.
