@@ -74,35 +74,47 @@ import WidgetSimReports
     }
 
     @Test func viewWeightedAnswersSpacingLearningAndQuota() throws {
-        // Spacing 15 min against requests every 10; a learning period of 12 h with 20 a
-        // day; then the floor of 10 with 20 already in the window.
-        let r = try reasons(steady(choice("view_weighted", [
+        // Rolling days. Spacing 15 min against requests every 10; a learning period of
+        // 12 h with 20 a day; then the floor of 10 with 20 already in the window.
+        let values: [String: ParameterValue] = [
             "min_spacing": .duration(15 * Milliseconds.minute), "min_per_day": .number(10), "max_per_day": .number(20),
             "learning_period": .duration(12 * Milliseconds.hour),
-        ])))
+        ]
+        let r = try reasons(steady(choice("view_weighted", values.merging(["budget_day": .text("rolling")]) { a, _ in a })))
         expectConsistent(r, days: 1)
-        // Grants every 20 min (10, 30, …): the 20th at 390 min. Before it, the spacing
-        // refuses the request between two grants: 19 refusals.
+        // A request refused for spacing alone is retried when the spacing ends: grants
+        // every 15 min (10, 25, …), the 20th at 295 min, one refusal between two: 19.
         #expect(r.counts[.minSpacing] == 19)
-        // From 400 min to 710 min, a request every 10 min with the budget spent: 32.
-        #expect(r.counts[.learningPeriod] == 32)
-        // From 720 min to 1430 min: 72, the window still holding the 20 grants.
+        // From 305 min (retried after 10 min) to 715 min, the learning budget spent: 42.
+        #expect(r.counts[.learningPeriod] == 42)
+        // From 725 min to 1435 min: 72, the window still holding the 20 grants.
         #expect(r.counts[.quotaExhausted] == 72)
+        #expect(r.counts[.notYetReleased] == 0)
+        // Days that follow the person's views release the budget through the day: early
+        // requests find only part of it released.
+        let person = try reasons(steady(choice("view_weighted", values), days: 2))
+        expectConsistent(person, days: 2)
+        #expect(person.counts[.notYetReleased]! > 0)
     }
 
     @Test func iosLikeAnswersQuotaExhaustedAndTotalCap() throws {
-        let own = try reasons(steady(choice("ios_like", ["initial_per_day": .number(30)])))
+        let midnight: [String: ParameterValue] = ["budget_day": .text("midnight")]
+        let own = try reasons(steady(choice("ios_like", midnight.merging(["initial_per_day": .number(30)]) { a, _ in a })))
         expectConsistent(own, days: 1)
         #expect(own.counts[.quotaExhausted] == Int64(143 - 30))
         #expect(own.counts[.totalCap] == 0)
         // Two instances of 30 each against a total of 40: 20 each, scaled down by the cap.
-        var s = steady(choice("ios_like", ["initial_per_day": .number(30), "total_per_day": .number(40)]))
+        var s = steady(choice("ios_like", midnight.merging(["initial_per_day": .number(30), "total_per_day": .number(40)]) { a, _ in a }))
         s.widgets.append(widget("v", base: 1, reload: .after(10 * Milliseconds.minute)))
         s.stack = StackSpec(members: [0, 1])
         let capped = try reasons(s)
         #expect(capped.counts[.totalCap] == Int64(2 * (143 - 20)))
         #expect(capped.counts[.quotaExhausted] == 0)
         #expect(capped.counts[.totalCap] == capped.asked[.totalCap])
+        // Days that follow the person's views release the day's balance through the day.
+        let person = try reasons(steady(choice("ios_like", ["initial_per_day": .number(30)]), days: 2))
+        expectConsistent(person, days: 2)
+        #expect(person.counts[.notYetReleased]! > 0)
     }
 
     @Test func standbyBucketsAnswerTheirBucket() throws {

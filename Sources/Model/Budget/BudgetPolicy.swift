@@ -61,6 +61,12 @@ public enum BudgetDecision: Sendable, Equatable {
         case .deferUntil(_, let why), .deny(let why): why
         }
     }
+
+    /// This refusal retried at `time` instead of its own time (a grant or a drop is kept).
+    public func retried(at time: SimTime) -> BudgetDecision {
+        if case .deferUntil(_, let why) = self { return .deferUntil(time, because: why) }
+        return self
+    }
 }
 
 /// A budget policy (MODEL §4). One object serves one worker for one policy pair; the

@@ -8,6 +8,9 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
     case minSpacing
     /// The larger budget of the learning period is spent as well.
     case learningPeriod
+    /// The part of the day's budget released so far (with the person's views expected
+    /// so far in their budget day) is spent; the rest of the day's budget is not.
+    case notYetReleased
     /// The instance's share of the person's total daily budget is spent: its own budget
     /// was scaled down to fit the total cap.
     case totalCap
@@ -28,6 +31,7 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
         case .quotaExhausted: "quota_exhausted"
         case .minSpacing: "min_spacing"
         case .learningPeriod: "learning_period"
+        case .notYetReleased: "not_yet_released"
         case .totalCap: "total_cap"
         case .tokensEmpty: "tokens_empty"
         case .bucketQuotaActive: "bucket_quota:active"

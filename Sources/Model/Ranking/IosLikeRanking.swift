@@ -10,11 +10,12 @@ import WidgetSimSampling
 /// first) is a candidate when all hold:
 ///
 /// - its current relevance is > 0 and it has at least `min_history` past scores;
-/// - its percentile within its own scores is ≥ 1 − f, with f = min(1, hard /
-///   entriesPerDay), hard the hard rotation quota of its score diversity
+/// - its percentile within its own scores is ≥ 1 − f, with f = min(1, soft /
+///   entriesPerDay), soft the soft rotation quota of its score diversity
 ///   (`RotationGovernor.quota`) and entriesPerDay = (past scores) / max(1, days since the
 ///   person's first view), compared up to 1e-12 of rounding: only about the top
-///   quota-per-day fraction of its own scores pass.
+///   soft-quota-per-day fraction of its own scores pass (the unofficial filter gates on
+///   the soft quota).
 ///
 /// One candidate goes first; several toss a coin weighted by percentile (one uniform
 /// from the policy's stream, drawn only when there are ≥ 2 candidates; equal weights
@@ -28,7 +29,7 @@ public final class IosLikeRanking: RankingPolicy {
 
     public static let descriptor = RankingPolicyDescriptor(
         name: "ios_like",
-        summary: "Person's order; a member goes first when its score is in the top quota-per-day share of its own history (quotas, hold and cool-down are the rotation governor's).",
+        summary: "Person's order; a member goes first when its score is in the top soft-quota-per-day share of its own history (quotas, hold and cool-down are the rotation governor's).",
         source: "decompiled iOS 26.1 Smart Rotate (unofficial: calibration only)",
         unofficial: true,
         parameters: [minHistory],
@@ -67,15 +68,15 @@ public final class IosLikeRanking: RankingPolicy {
         let n = history.relevanceCount(member: m)
         guard n >= minHistory else { return nil }
         let pct = history.shareAtOrBelow(member: m, score: r)
-        // f = hard / entriesPerDay grows with `hard`: a score that fails with the
-        // largest quota fails with every one, before the O(history) diversity count.
-        func passes(hard: Int) -> Bool { pct >= 1 - min(1, Double(hard) * days / Double(n)) - 1e-12 }  // up to rounding
-        guard passes(hard: RotationGovernor.quota(distinct: .max).hard) else { return nil }
+        // f = soft / entriesPerDay grows with `soft`: a score that fails with the
+        // largest soft quota fails with every one, before the O(history) diversity count.
+        func passes(soft: Int) -> Bool { pct >= 1 - min(1, Double(soft) * days / Double(n)) - 1e-12 }  // up to rounding
+        guard passes(soft: RotationGovernor.quota(distinct: .max).soft) else { return nil }
         if distinctAt[m] != n {
             distinct[m] = history.distinctScores(member: m)
             distinctAt[m] = n
         }
-        guard passes(hard: RotationGovernor.quota(distinct: distinct[m]).hard) else { return nil }
+        guard passes(soft: RotationGovernor.quota(distinct: distinct[m]).soft) else { return nil }
         return pct
     }
 
