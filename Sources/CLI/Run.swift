@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WidgetSimModel
+import WidgetSimReportPage
 import WidgetSimReports
 
 struct Run: ParsableCommand {
@@ -15,6 +16,8 @@ struct Run: ParsableCommand {
                            paired difference to the baseline pair with its interval
           widget_days.csv  raw counts per person, day and widget instance
           run.json         version, commit, scenario fingerprint, seeds, command line, times
+          report.html      the above drawn for people (gnuplot charts; their data and
+                           scripts in report/); `widgetsim report FOLDER` rebuilds it
         Finished blocks of people are kept in <out>/parts/ until the reports are written: \
         after an interruption (Ctrl-C, kill), --resume runs only what is missing. Reports \
         are written under temporary names and renamed when complete, so an earlier report \
@@ -53,6 +56,9 @@ struct Run: ParsableCommand {
 
     @Flag(help: "Skip widget_days.csv (large for big runs).")
     var noWidgetDays = false
+
+    @Flag(help: "Skip report.html and report/ (the CSVs are written as usual).")
+    var noReport = false
 
     @Flag(help: "Print no progress on stderr.")
     var quiet = false
@@ -93,6 +99,10 @@ struct Run: ParsableCommand {
             print(SummaryTable.render(result))
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
+            if !noReport {
+                let written = try writeReportPage(in: folder, command: "widgetsim run")
+                print("open \(written.page.path) in a browser for the charts")
+            }
         case .shardWritten(let blocks, let result):
             print(RunStatistics(result).line)
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
