@@ -51,7 +51,7 @@ struct Merge: ParsableCommand {
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
-            if !noReport { _ = try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge") }
+            if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -27,17 +27,24 @@ struct Report: ParsableCommand {
             printError("widgetsim report: \(folder): no such folder")
             throw ExitCode(2)
         }
-        let written = try writeReportPage(in: url, command: "widgetsim report")
-        print("report written to \(written.page.path)")
+        if let written = try writeReportPage(in: url, command: "widgetsim report") {
+            print("report written to \(written.page.path)")
+        }
     }
 }
 
 /// Builds the page, or prints why not (naming the file at fault) and exits: 2 for bad
-/// input, 1 when gnuplot is missing or fails.
-func writeReportPage(in folder: URL, command: String) throws -> ReportPage.Written {
+/// input, 1 when gnuplot is missing or fails. After a run (`optional`), a missing gnuplot
+/// only warns: the CSVs are complete, and `widgetsim report` can draw them later.
+@discardableResult
+func writeReportPage(in folder: URL, command: String, optional: Bool = false) throws -> ReportPage.Written? {
     do {
         return try ReportPage.build(in: folder)
     } catch {
+        if optional, case .gnuplotMissing = error {
+            printError("\(command): report.html not written: \(error.description); the CSVs are complete")
+            return nil
+        }
         let place = error.exitCode == 2 ? folder.path + "/" : ""
         printError("\(command): \(place)\(error.description)")
         throw ExitCode(error.exitCode)

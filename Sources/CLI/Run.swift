@@ -100,8 +100,9 @@ struct Run: ParsableCommand {
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
             if !noReport {
-                let written = try writeReportPage(in: folder, command: "widgetsim run")
-                print("open \(written.page.path) in a browser for the charts")
+                if let written = try writeReportPage(in: folder, command: "widgetsim run", optional: true) {
+                    print("charts: open \(written.page.path) in a browser")
+                }
             }
         case .shardWritten(let blocks, let result):
             print(RunStatistics(result).line)
@@ -190,7 +191,9 @@ final class ProgressLine: @unchecked Sendable {
         lastDraw = p.elapsedSeconds
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
-        let text = String(format: "\r%d/%d units, %.2f M events/s, %.0f s left   ", p.unitsDone, p.unitsTotal, rate / 1e6, left)
+        let remaining = left < 60 ? String(format: "%.0f s", left)
+                                  : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
+        let text = String(format: "\r%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6) + remaining + " left   "
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }
