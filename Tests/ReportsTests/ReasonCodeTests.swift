@@ -233,6 +233,7 @@ import WidgetSimReports
         s.people = 3
         s.days = 3
         s.warmupDays = 1
+        s.replications = 2
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = RunOptions(outputFolder: folder, threads: 2)
@@ -240,13 +241,15 @@ import WidgetSimReports
         let r = try #require(finished(try RunJob.execute(s, options)))
         var refusedSomewhere = false
         for (p, pair) in r.pairs.enumerated() {
-            let t = r.totals[0][p]
-            let budgetCodes = RefusalReason.allCases.filter { !$0.isSystemRule }.reduce(0) { $0 + t.sum($1) }
-            #expect(budgetCodes == t.sum(.denied) + t.sum(.deferred), "\(pair)")
-            #expect(t.sum(.coalescedIntoPending) == t.sum(WidgetCounter.coalesced), "\(pair)")
-            let missed = MissedViewReason.allCases.filter(\.isMiss).reduce(0) { $0 + t.sum($1) }
-            #expect(missed == t.sum(.viewsWanted) - t.sum(.hits), "\(pair)")
-            if budgetCodes > 0 { refusedSomewhere = true }
+            for rep in 0 ..< s.replications {
+                let t = r.totals[rep][p]
+                let budgetCodes = RefusalReason.allCases.filter { !$0.isSystemRule }.reduce(0) { $0 + t.sum($1) }
+                #expect(budgetCodes == t.sum(.denied) + t.sum(.deferred), "\(pair)")
+                #expect(t.sum(.coalescedIntoPending) == t.sum(WidgetCounter.coalesced), "\(pair)")
+                let missed = MissedViewReason.allCases.filter(\.isMiss).reduce(0) { $0 + t.sum($1) }
+                #expect(missed == t.sum(.viewsWanted) - t.sum(.hits), "\(pair)")
+                if budgetCodes > 0 { refusedSomewhere = true }
+            }
         }
         #expect(refusedSomewhere)
         // reasons.csv: the measured rows of each pair add up to the summary's columns.
@@ -256,9 +259,9 @@ import WidgetSimReports
             .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = summary[0]
         func column(_ row: [String], _ name: String) -> Int64 { Int64(row[header.firstIndex(of: name)!])! }
-        #expect(rows.count == r.pairs.count * s.days * (RefusalReason.count + MissedViewReason.count))
+        #expect(rows.count == s.replications * r.pairs.count * s.days * (RefusalReason.count + MissedViewReason.count))
         for row in summary.dropFirst() {
-            let mine = rows.filter { $0[1] == row[1] && $0[2] == row[2] && $0[6] == "0" }
+            let mine = rows.filter { $0[1] == row[1] && $0[2] == row[2] && $0[3] == row[3] && $0[6] == "0" }
             func total(_ kind: String) -> Int64 { mine.filter { $0[7] == kind }.reduce(0) { $0 + Int64($1[9])! } }
             #expect(total("refusal") == column(row, "requests_denied") + column(row, "requests_deferred"))
             #expect(total("missed_view") == column(row, "views_wanted") - column(row, "hits"))
