@@ -225,6 +225,23 @@ import WidgetSimReports
         #expect(missed == t.sum(.viewsWanted, days: all) - t.sum(.hits, days: all))
     }
 
+    /// The table after a run names the top reasons of the baseline and of the pair with
+    /// the best accuracy over the measured days.
+    @Test func terminalTableShowsTheTopReasons() throws {
+        var s = try loadScenario("tiny.yaml")
+        s.baseline = PolicyPair(budget: "daily_quota", ranking: "time_of_day")
+        let r = try run(s)
+        let text = SummaryTable.render(r)
+        let baseline = try #require(r.pairs.firstIndex(of: s.baseline))
+        let refusals = ReasonsReport.topRefusals(r, pair: baseline)
+        let missed = ReasonsReport.topMissedViews(r, pair: baseline)
+        #expect(refusals.first?.label == "quota_exhausted")
+        #expect(text.contains("  daily_quota × time_of_day (baseline)\n    refusals:     quota_exhausted \(refusals[0].count) ("))
+        #expect(text.contains("    missed views: \(missed[0].label) \(missed[0].count) ("))
+        // Static is the most accurate on tiny, first under unlimited.
+        #expect(text.contains("  unlimited × static (best accuracy)\n    refusals:     none\n"))
+    }
+
     /// The default scenario (few people): for every pair, the budget's codes add up to
     /// the denied and deferred requests, `coalesced` to requests_coalesced, and the
     /// missed-view codes to views_wanted − hits, exactly; reasons.csv says the same.

@@ -155,7 +155,7 @@ public enum SummaryTable {
                 best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, "–", ""))
                 continue
             }
-            if c.metric == "accuracy" { bestAccuracy = winner }
+            if c.metric == "accuracy" && c.span == .measured { bestAccuracy = winner }
             let difference: String
             if winner == baseline {
                 difference = "(the baseline)"
