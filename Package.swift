@@ -8,6 +8,7 @@ import PackageDescription
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
+//   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
 //   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
 //   Main      the `widgetsim` executable: the command line with the built-in policies
 //   WidgetSim the library product: re-exports what a policy author and a host program use
@@ -28,6 +29,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
@@ -57,9 +59,14 @@ let package = Package(
             swiftSettings: hotPath
         ),
         .target(
+            name: "WidgetSimReportPage",
+            dependencies: ["WidgetSimReports", .product(name: "Mustache", package: "swift-mustache")],
+            path: "Sources/ReportPage"
+        ),
+        .target(
             name: "WidgetSimCLI",
             dependencies: [
-                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel",
+                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI"
@@ -84,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ReportPageTests",
+            dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -60,7 +60,10 @@ struct ExamplePackageTests {
 
     @Test("Examples/custom-policy builds against the library; its policies are listed, validated and run")
     func examplePackage() throws {
-        let build = try execute(["swift", "build", "--package-path", Self.example.path, "--scratch-path", Self.scratch.path])
+        // Without manifest caching: a cached build plan can miss source files added to
+        // the library since the last build of the example, and compile it without them.
+        let build = try execute(["swift", "build", "--package-path", Self.example.path, "--scratch-path", Self.scratch.path,
+                                 "--disable-build-manifest-caching"])
         try #require(build.status == 0, "swift build of the example failed:\n\(build.stdout)\n\(build.stderr)")
         let program = Self.scratch.appendingPathComponent("debug/custom-widgetsim").path
 

@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import WidgetSim
 
-/// A budget that refuses every charged request: with it, no charged reload can happen.
+/// A budget that refuses every charged request (a quota of zero): with it, no charged
+/// reload can happen.
 final class RefuseAllBudget: BudgetPolicy {
     static let descriptor = BudgetPolicyDescriptor(
         name: "refuse_all", summary: "Refuses every charged request.", source: "tests",
-        parameters: [], make: { _ in RefuseAllBudget() })
+        refusals: [.quotaExhausted], parameters: [], make: { _ in RefuseAllBudget() })
     func begin(instances: Int) {}
-    func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision { .deny }
+    func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision { .deny(because: .quotaExhausted) }
     func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 }
 
@@ -22,8 +23,10 @@ final class ReversedRanking: RankingPolicy {
     func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) { order.reverse() }
 }
 
-func budget(_ name: String, _ parameters: [ParameterSpec] = [], summary: String = "A rule.") -> BudgetPolicyDescriptor {
-    BudgetPolicyDescriptor(name: name, summary: summary, source: "tests", parameters: parameters,
+func budget(
+    _ name: String, _ parameters: [ParameterSpec] = [], summary: String = "A rule.", refusals: [RefusalReason] = []
+) -> BudgetPolicyDescriptor {
+    BudgetPolicyDescriptor(name: name, summary: summary, source: "tests", refusals: refusals, parameters: parameters,
                            make: { _ in RefuseAllBudget() })
 }
 
@@ -97,6 +100,9 @@ struct RegistrationTests {
             (budget("night", [ParameterSpec("d", .duration(minimumMs: 60_000), default: .number(3), "x")]),
              "expected a duration"),
             (budget("night", summary: ""), "the summary is empty"),
+            (budget("night", refusals: [.coalescedIntoPending]),
+             "refusal `coalesced` is a system rule's code, counted by the system, not by a policy"),
+            (budget("night", refusals: [.minSpacing, .quotaExhausted, .minSpacing]), "refusal `min_spacing` is declared twice"),
         ]
         for (d, expected) in cases {
             let message = refusal { try r.register(d) }
@@ -126,6 +132,7 @@ struct RegistrationTests {
         rankings:
           - static
           - {policy: reversed, shift: SHIFT}
+        stack: {rotation_limits: none}
 
         """
 
@@ -170,7 +177,8 @@ struct RegistrationTests {
         }
         #expect(charged("unlimited") > 0)
         #expect(charged("refuse_all") == 0)
-        // Views at which each widget was on screen: mostly the stack's top.
+        // Views at which each widget was on screen: mostly the stack's top, which is the
+        // ranking's first with the rotation limits lifted.
         func views(_ ranking: String, widget w: Int) -> Int64 {
             let t = result.totals[0][result.pairs.firstIndex(of: PolicyPair(budget: "unlimited", ranking: ranking))!]
             return (0 ..< s.days).reduce(0) { $0 + t.value(day: $1, widget: w, .views) }

@@ -241,12 +241,12 @@ let refuseSecondConfigs: [BudgetConfig] = [
             return p.decide(instance: 0, reason: reason, at: bpMinute)
         }
         let drop = ParameterValue.text("drop")
-        #expect(try secondDecision(["background_retry": drop], .background) == .deny)
-        #expect(try secondDecision(["timeline_retry": drop], .timeline) == .deny)
+        #expect(try secondDecision(["background_retry": drop], .background).isDeny)
+        #expect(try secondDecision(["timeline_retry": drop], .timeline).isDeny)
         for (key, reason, delay) in [("timeline_retry", ReloadReason.timeline, 7 * bpMinute),
                                      ("background_retry", .background, 3 * bpMinute)] {
             let d = try secondDecision([key: .duration(delay)], reason)
-            guard case .deferUntil(let until) = d else {
+            guard case .deferUntil(let until, _) = d else {
                 Issue.record("\(config.name) \(reason.label): \(d)")
                 continue
             }
@@ -266,9 +266,22 @@ let refuseSecondConfigs: [BudgetConfig] = [
                 case .freeReload(_, let t): .freeReload(1, t)
                 }
             }
-        let alone = driveBudget(try makeBudget(config.name, config.values), instances: 2, a)
-        let together = driveBudget(try makeBudget(config.name, config.values), instances: 2, mergedBudgetEvents(a, b))
+        // Budget days that follow the person's day are learned from every instance's
+        // views: instances are independent with the days of the rule before, and with
+        // the person's days as far as requests go.
+        let legacy: [String: String] = ["view_weighted": "rolling", "ios_like": "midnight"]
+        var values = config.values
+        if let day = legacy[config.name] { values["budget_day"] = .text(day) }
+        let alone = driveBudget(try makeBudget(config.name, values), instances: 2, a)
+        let together = driveBudget(try makeBudget(config.name, values), instances: 2, mergedBudgetEvents(a, b))
         #expect(together.filter { $0.instance == 0 } == alone)
+        if legacy[config.name] != nil {
+            let requests = b.filter { if case .request = $0 { true } else { false } }
+            let personAlone = driveBudget(try makeBudget(config.name, config.values), instances: 2, a)
+            let personTogether = driveBudget(
+                try makeBudget(config.name, config.values), instances: 2, mergedBudgetEvents(a, requests))
+            #expect(personTogether.filter { $0.instance == 0 } == personAlone)
+        }
         if config.name != "unlimited" {
             #expect(alone.contains { !$0.granted } && alone.contains(where: \.granted), "stream too loose to test")
         }
@@ -298,5 +311,18 @@ let refuseSecondConfigs: [BudgetConfig] = [
             try makeBudget(config.name, config.values), instances: 2,
             events.filter { if case .freeReload = $0 { false } else { true } })
         #expect(withFree == without)
+    }
+}
+
+extension BudgetDecision {
+    /// Refused and dropped, whatever the reason code.
+    var isDeny: Bool {
+        if case .deny = self { return true }
+        return false
+    }
+    /// The retry time of a deferral, or nil.
+    var retryTime: Int64? {
+        if case .deferUntil(let t, _) = self { return t }
+        return nil
     }
 }

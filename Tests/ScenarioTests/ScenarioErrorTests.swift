@@ -106,7 +106,8 @@ import WidgetSimModel
         #expect(problems(minimal(adding: "person: {interactive: true}")) == [
             "test.yaml:13:10: person.interactive: unknown key `interactive`; valid keys: views_per_day, view_profile, "
                 + "sessions_per_day, session_profile, session_length, donation_probability, no_interest, "
-                + "swipe_probability, tap_probability, push_while_foreground_is_free, environment_changes_per_day, travel, standby",
+                + "swipe_probability, tap_probability, push_while_foreground_is_free, background_pushes_per_hour, "
+                + "environment_changes_per_day, travel, standby",
         ])
     }
 
@@ -138,7 +139,7 @@ import WidgetSimModel
 
     @Test func relevanceModels() {
         #expect(problems(minimal(inserting: "    relevance: {model: breaking, score: 5, lead: 1h, duration: 2h}", after: 10)) == [
-            "test.yaml:11:44: widgets[0].relevance.lead: unknown key `lead`; valid keys: model, score, baseline, duration",
+            "test.yaml:11:44: widgets[0].relevance.lead: unknown key `lead`; valid keys: model, score, levels, baseline, duration",
         ])
         #expect(problems(minimal(replacing: 10, with: "    timeline: {horizon: 6h}", "    relevance: {model: sheduled}")) == [
             "test.yaml:11:24: widgets[0].relevance.model: unknown relevance model `sheduled`; did you mean `scheduled`? "

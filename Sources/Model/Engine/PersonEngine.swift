@@ -11,8 +11,14 @@ public final class PersonEngine: EventHandler {
     let budget: any BudgetPolicy
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
+    /// The system's rules between the policies and the phone (MODEL §3, §5).
+    let governor: RotationGovernor
+    let governorStream: RandomStream
+    var pushThrottle: PushThrottle
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
+    /// The policy pair named in trace lines, when several pairs share one trace.
+    public var tracePair: PolicyPair?
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
     var activeTrace: (any TraceSink)?
@@ -29,13 +35,12 @@ public final class PersonEngine: EventHandler {
     let sameKind: WidgetLists
     let sameApp: WidgetLists
     let horizon: [Int64]
+    let entrySpacing: [Int64]
     let reloadPolicy: [ReloadPolicy]
     let periodic: [Int64]
     let cost: [Int64]
     let interactive: [Bool]
-    /// Each widget's relevance rule, copied out of its spec (read at every reload), and
-    /// whether it has one.
-    let relevance: [RelevanceSpec]
+    /// Whether the widget's timelines carry relevance.
     let hasRelevance: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
@@ -65,15 +70,16 @@ public final class PersonEngine: EventHandler {
     var eventDay = 0
     var eventsOfDay: Int64 = 0
     var foreground: [Int]
+    /// Each instance's pending (refused and deferred) request: one per instance.
+    var pending: [PendingRequest]
     /// Running audio or navigation sessions per app.
     var audio: [Int]
     var inStandBy = false
     /// Each instance's state, one struct per instance so that a reload updates it with
     /// one write to the array.
     var instances: [InstanceState]
-    /// The current timeline's relevance: one window of `score` and a baseline outside.
-    var relevanceItems: [[(start: SimTime, end: SimTime, score: Double)]]
-    var relevanceBaseline: [Double?]
+    /// The relevance of every widget's current timeline, and its history entries.
+    let relevance: RelevanceTimelines
     var lastTop: Int? = nil
     var order: [Int] = []
     var interestBase: UnsafePointer<Double>? = nil
@@ -85,6 +91,9 @@ public final class PersonEngine: EventHandler {
         self.budget = budget
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
+        governor = RotationGovernor(limits: scenario.stack.rotationLimits)
+        governorStream = RandomStream(kind: scenario.generator, seed: 1)
+        pushThrottle = PushThrottle(perHour: scenario.person.backgroundPushesPerHour)
         let widgets = scenario.widgets
         widgetCount = widgets.count
         members = scenario.stack.members
@@ -103,11 +112,12 @@ public final class PersonEngine: EventHandler {
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
         horizon = widgets.map(\.timeline.horizonMs)
+        entrySpacing = widgets.map(\.timeline.entrySpacingMs)
         reloadPolicy = widgets.map(\.timeline.reload)
         periodic = widgets.map { $0.content.periodicMs ?? 0 }
         cost = widgets.map(\.reloadCostMilli)
         interactive = widgets.map(\.interactive)
-        relevance = widgets.map(\.relevance)
+        relevance = RelevanceTimelines(scenario: scenario, memberOf: memberOf)
         hasRelevance = widgets.map { $0.relevance != RelevanceSpec.none }
         anyMemberRelevance = members.contains { widgets[$0].relevance != RelevanceSpec.none }
         hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
@@ -121,16 +131,16 @@ public final class PersonEngine: EventHandler {
         suggestable = scenario.stack.suggestable
         counts = PersonCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
+        pending = Array(repeating: PendingRequest(), count: widgets.count)
         instances = Array(repeating: InstanceState(), count: widgets.count)
-        relevanceItems = Array(repeating: [], count: widgets.count)
-        relevanceBaseline = Array(repeating: nil, count: widgets.count)
         order = Array(0 ..< members.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
 
-    /// Kernel slots: each instance's pending timeline request, then its pending
-    /// deferred background request.
+    /// Kernel slots: each instance's timeline request (its next due time, or its pending
+    /// request when that holds a timeline request), then its pending request when that
+    /// holds only a background request.
     var slotCount: Int { 2 * widgetCount }
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount + w }
@@ -146,9 +156,10 @@ public final class PersonEngine: EventHandler {
         suggestions?.reset()
         for w in 0 ..< widgetCount {
             instances[w] = InstanceState()
-            relevanceItems[w].removeAll(keepingCapacity: true)
-            relevanceBaseline[w] = nil
+            pending[w] = PendingRequest()
         }
+        pushThrottle.reset(apps: appCount)
+        relevance.begin(world, seed: scenario.seed)
         lastTop = nil
         eventDay = 0
         eventsOfDay = 0
@@ -158,6 +169,10 @@ public final class PersonEngine: EventHandler {
             seed: scenario.seed, replication: world.replication, person: world.person,
             process: StreamProcess.ranking))
         ranking.begin(members: members.count, stream: rankingStream)
+        governorStream.reseed(StreamKey(
+            seed: scenario.seed, replication: world.replication, person: world.person,
+            process: StreamProcess.rotation))
+        governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
@@ -272,8 +287,14 @@ public final class PersonEngine: EventHandler {
         countEvent(day: day)
         switch event {
         case .timelineDue(let w):
+            // The pending request (when this is it) is asked once, with its strongest
+            // reason; deferred again, it still holds every request it held.
+            let held = pending[Int(w)]
+            if held.timeline { pending[Int(w)] = PendingRequest() }
             request(Int(w), .timeline, at: t, day: day, queue: &queue)
+            if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
+            pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day, queue: &queue)
         }
     }
@@ -294,12 +315,18 @@ public final class PersonEngine: EventHandler {
             let x = Int(world.randomChanges[i].widget)
             counts[day, .contentChanges] += 1
             if instances[x].firstUnshownRandom == .max { instances[x].firstUnshownRandom = t }
+            if hasRelevance[x] { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
             counts[day, .pushes] += 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
+            if reason == .background && !pushThrottle.deliver(app: appOf[x], at: t) {
+                counts[day, refusal: .pushThrottled] += 1
+                traceEvent(t, p, widget: x, "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
+                return
+            }
             traceEvent(t, p, widget: x, reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, queue: &queue) }
@@ -365,30 +392,52 @@ public final class PersonEngine: EventHandler {
             reload(w, reason, charged: false, at: t, day: day, queue: &queue)
             return
         }
-        if reason == .background, queue.pendingTime(slot: backgroundSlot(w)) != nil {
+        if reason == .background, pending[w].background {
             counts[day, widget: w, .coalesced] += 1
-            traceRequest(t, w, reason, "coalesced into the pending request")
+            counts[day, refusal: .coalescedIntoPending] += 1
+            traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
             return
         }
         switch budget.decide(instance: w, reason: reason, at: t) {
         case .grant:
             reload(w, reason, charged: true, at: t, day: day, queue: &queue)
-        case .deferUntil(let until):
+        case .deferUntil(let until, let why):
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] += 1
             counts[day, widget: w, .deferralMs] += at - t
+            counts[day, refusal: why] += 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
-            if reason == .timeline {
-                queue.schedule(at: at, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
-            } else {
-                queue.schedule(at: at, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
-            }
-            traceRequest(t, w, reason, "deferred \(DurationText.format(at - t))")
-        case .deny:
+            let merged = !pending[w].isEmpty
+            let due = deferRequest(w, reason, to: at, queue: &queue)
+            traceRequest(t, w, reason, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
+                         : "deferred \(DurationText.format(at - t))", reason: why.label)
+        case .deny(let why):
             counts[day, widget: w, .denied] += 1
+            counts[day, refusal: why] += 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
-            traceRequest(t, w, reason, "denied")
+            traceRequest(t, w, reason, "denied", reason: why.label)
         }
+    }
+
+    /// Makes the refused request of `w` (asked for `reason`) pending until `at`. With a
+    /// request already pending, the two become one (`PendingRequest`): asked at the
+    /// earlier time, with the stronger reason. Returns when the pending request is due.
+    func deferRequest(_ w: Int, _ reason: ReloadReason, to at: SimTime, queue: inout EventQueue<PersonEvent>) -> SimTime {
+        var p = pending[w]
+        var due = at
+        if !p.isEmpty {
+            let slot = p.timeline ? timelineSlot(w) : backgroundSlot(w)
+            due = min(queue.pendingTime(slot: slot) ?? at, at)
+        }
+        p.add(reason)
+        pending[w] = p
+        if p.timeline {
+            queue.cancel(slot: backgroundSlot(w))
+            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+        } else {
+            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
+        }
+        return due
     }
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
@@ -407,16 +456,25 @@ public final class PersonEngine: EventHandler {
         state.firstUnshownRandom = .max
         state.hadReload = true
         let coverageEnd = t + horizon[w]
-        state.firstUncovered = hasPredictable[w] ? firstPredictableChange(w, after: coverageEnd) : .max
+        if hasPredictable[w] {
+            state.timeline = ContentTimeline(
+                reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
+        }
         instances[w] = state
-        // A widget without relevance never has items or a baseline: nothing to clear.
-        if hasRelevance[w] { newRelevance(w, at: t, fresh: fresh, coverageEnd: coverageEnd) }
+        pending[w] = PendingRequest()
+        if hasRelevance[w] {
+            relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
+                             history: history)
+        }
         queue.cancel(slot: backgroundSlot(w))
         switch reloadPolicy[w] {
         case .after(let interval):
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .atEnd:
-            queue.schedule(at: coverageEnd, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            // After the last entry's date; a timeline of one entry asks again one entry
+            // spacing after the reload, not at once.
+            let last = hasPredictable[w] ? state.timeline.lastEntry(changes: predictableChanges(w)) : t
+            queue.schedule(at: max(last, t + entrySpacing[w]), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
@@ -424,20 +482,10 @@ public final class PersonEngine: EventHandler {
         traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
     }
 
-    /// The first periodic or scheduled change of `w` strictly after `t`, or `.max`.
-    /// (Without predictable changes it is `.max`: `reload` does not ask.)
-    func firstPredictableChange(_ w: Int, after t: SimTime) -> SimTime {
-        var first = SimTime.max
-        let period = periodic[w]
-        if period > 0 { first = (t / period + 1) * period }
-        let s = world.scheduled[w]
-        var lo = 0, hi = s.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if s[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < s.count { first = min(first, s[lo]) }
-        return first
+    /// The predictable changes of `w` (only for a widget that has some).
+    @inline(__always)
+    func predictableChanges(_ w: Int) -> PredictableChanges {
+        PredictableChanges(period: periodic[w], scheduled: world.scheduled[w])
     }
 
     func addExhausted(_ w: Int, from a: SimTime, to b: SimTime) {
@@ -452,57 +500,24 @@ public final class PersonEngine: EventHandler {
 
     // MARK: - Relevance
 
-    /// The relevance the new timeline of `w` carries, and its scores into the history.
-    /// (Only for a widget with relevance: `reload` does not ask for the others.)
-    func newRelevance(_ w: Int, at t: SimTime, fresh: Bool, coverageEnd: SimTime) {
-        relevanceItems[w].removeAll(keepingCapacity: true)
-        let m = memberOf[w]
-        switch relevance[w] {
-        case .none:
-            relevanceBaseline[w] = nil
-        case .constant(let score):
-            relevanceBaseline[w] = score
-            if m >= 0 { history.recordRelevance(member: m, score: score) }
-        case .scheduled(let score, let baseline, let lead, let duration):
-            relevanceBaseline[w] = baseline
-            if m >= 0 { history.recordRelevance(member: m, score: baseline) }
-            let s = world.scheduled[w]
-            var lo = 0, hi = s.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if s[mid] + duration <= t { lo = mid + 1 } else { hi = mid }
-            }
-            var i = lo
-            while i < s.count && s[i] - lead <= coverageEnd {
-                relevanceItems[w].append((max(t, s[i] - lead), s[i] + duration, score))
-                if m >= 0 { history.recordRelevance(member: m, score: score) }
-                i += 1
-            }
-        case .breaking(let score, let baseline, let duration):
-            relevanceBaseline[w] = baseline
-            if fresh {
-                relevanceItems[w].append((t, t + duration, score))
-                if m >= 0 { history.recordRelevance(member: m, score: score) }
-            } else if m >= 0 {
-                history.recordRelevance(member: m, score: baseline)
-            }
-        }
-    }
-
     func currentRelevance(_ w: Int, at t: SimTime) -> Double? {
-        guard instances[w].hadReload, let baseline = relevanceBaseline[w] else { return nil }
-        for item in relevanceItems[w] where item.start <= t && t < item.end {
-            return item.score
-        }
-        return baseline
+        instances[w].hadReload ? relevance.current(w, at: t) : nil
     }
 
     // MARK: - Views
 
-    /// The first change `w` does not show at `t`, or nil when it is up to date.
+    /// The first change `w` does not show at `t`, or nil when it is up to date: a
+    /// random change since its last reload, or a predictable change its timeline shows
+    /// late or not at all (`ContentTimeline`). Views come in time order.
     @inline(__always)
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
-        let first = min(instances[w].firstUnshownRandom, instances[w].firstUncovered)
+        var first = instances[w].firstUnshownRandom
+        if hasPredictable[w] && instances[w].hadReload {
+            if instances[w].timeline.nextEntry <= t {
+                instances[w].timeline.advance(to: t, changes: predictableChanges(w))
+            }
+            first = min(first, instances[w].timeline.firstUnshown)
+        }
         return first <= t ? first : nil
     }
 
@@ -527,6 +542,15 @@ public final class PersonEngine: EventHandler {
         let interestRow = interestByHour ? weekday * 24 + hour : index
         // `order` holds the n members from `init` on: reset in place, no allocation.
         for k in 0 ..< n { order[k] = k }
+        // A wanted widget placed nowhere (index n and above) is no member's hit: its
+        // miss is counted apart.
+        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
+        if Int(v.wanted) >= n { counts[day, missed: .notInStack] += 1 }
+        // The stack's own top: the person's first member already added.
+        var home = 0
+        if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
+        var top = home
+        var missed = MissedViewReason.smartRotateOff
         if smartRotate {
             if anyMemberRelevance {
                 for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
@@ -535,21 +559,29 @@ public final class PersonEngine: EventHandler {
                 time: t, hour: hour, weekday: weekday,
                 groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
             ranking.rank(context, history: history, order: &order)
+            if anyAdded { putAbsentLast(at: t) }
+            // The ranking proposes; the governor decides what is on top.
+            top = governor.choose(order, home: home, at: t, history: history)
+            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, at: t) }
+            order.moveToFront(top)
+        } else if anyAdded {
+            putAbsentLast(at: t)
         }
-        if anyAdded { putAbsentLast(at: t) }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
-        let top = order[0]
         let topStale = seen(members[top], at: t, day: day)
         if topStale { counts[day, .staleTopViews] += 1 }
-        // A wanted widget placed nowhere (index n and above) is no member's hit.
-        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
         if wanted >= 0 {
             counts[day, .viewsWanted] += 1
             var position = 0  // `order` is a permutation of the members: it holds `wanted`
             while order[position] != wanted { position += 1 }
-            if position == 0 { counts[day, .hits] += 1 }
+            if position == 0 {
+                counts[day, .hits] += 1
+                if topStale { counts[day, missed: .staleContent] += 1 }
+            } else {
+                counts[day, missed: missed] += 1
+            }
             if position < 3 { counts[day, .top3Hits] += 1 }
             counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
         }
@@ -563,6 +595,7 @@ public final class PersonEngine: EventHandler {
         if wanted >= 0 && wanted != top && v.wouldSwipe {
             swipedTo = wanted
             counts[day, .swipes] += 1
+            governor.swiped(at: t)
             _ = seen(members[wanted], at: t, day: day)
         }
         var tapped: Int? = nil
@@ -577,7 +610,15 @@ public final class PersonEngine: EventHandler {
             if topStale { text += ", stale" }
             if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
             if tapped != nil { text += ", tapped" }
-            traceEvent(t, .view, widget: -1, text)
+            if smartRotate && governor.holding { text += ", held" }
+            if smartRotate && governor.rotatedIn {
+                let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
+                let q = governor.quota(of: top, history: history)
+                text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
+            }
+            let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
+                : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
+            traceEvent(t, .view, widget: -1, text, reason: why)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
         if smartRotate {
@@ -586,6 +627,26 @@ public final class PersonEngine: EventHandler {
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+    }
+
+    /// Why `wanted` is not on top when the governor put `top` there: the governor's
+    /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
+    /// own choice (no signal for `wanted` yet, or outranked).
+    func missedReason(_ wanted: Int, top: Int, at t: SimTime) -> MissedViewReason {
+        var proposedAhead = false
+        for m in order {
+            if m == top { break }
+            if m == wanted {
+                proposedAhead = true
+                break
+            }
+        }
+        if proposedAhead {
+            if governor.holding { return .held }
+            if let why = governor.veto(wanted, at: t, history: history) { return why }
+        }
+        let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
+        return signal ? .outranked : .noSignal
     }
 
     /// Members not yet added to the stack go to the end of `order`, in their order.
@@ -611,17 +672,17 @@ public final class PersonEngine: EventHandler {
     // MARK: - Trace
 
     @inline(__always)
-    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String) {
+    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String, reason: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, event: p.label,
-                     widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text())
+        trace.record(time: t, person: world.person, pair: tracePair, event: p.label,
+                     widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text(), reason: reason)
     }
 
     @inline(__always)
-    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String) {
+    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String, reason why: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, event: "reload_request_\(reason.label)",
-                     widget: scenario.widgets[w].id, decision: text())
+        trace.record(time: t, person: world.person, pair: tracePair, event: "reload_request_\(reason.label)",
+                     widget: scenario.widgets[w].id, decision: text(), reason: why)
     }
 }
 
@@ -636,8 +697,8 @@ struct WorldCursor {
 struct InstanceState {
     /// First random change not yet shown, or `.max`.
     var firstUnshownRandom: SimTime = .max
-    /// First predictable change after the current timeline's horizon, or `.max`.
-    var firstUncovered: SimTime = .max
+    /// The current timeline's entries of predictable content.
+    var timeline = ContentTimeline()
     var hadReload = false
     /// The first refusal since the last charged grant, or `.max`.
     var exhaustedSince: SimTime = .max

@@ -13,6 +13,10 @@ public struct PolicyDescriptor<Policy>: Sendable {
     public var source: String
     /// Built on reverse-engineered behaviour: calibration only.
     public var unofficial: Bool
+    /// The reason codes a budget policy's refusals carry (empty for rankings and for a
+    /// policy that never refuses). `policies` lists them; a refusal's reason should be
+    /// one of them.
+    public var refusals: [RefusalReason]
     /// The parameters a scenario entry may set, each with its kind (type and bounds),
     /// default and one-line description. Keys not listed here are refused, with a
     /// located error, before anything runs.
@@ -25,12 +29,13 @@ public struct PolicyDescriptor<Policy>: Sendable {
 
     public init(
         name: String, summary: String, source: String, unofficial: Bool = false,
-        parameters: [ParameterSpec], make: @escaping @Sendable (PolicyParameters) -> Policy
+        refusals: [RefusalReason] = [], parameters: [ParameterSpec], make: @escaping @Sendable (PolicyParameters) -> Policy
     ) {
         self.name = name
         self.summary = summary
         self.source = source
         self.unofficial = unofficial
+        self.refusals = refusals
         self.parameters = parameters
         self.make = make
     }

@@ -10,9 +10,10 @@
 /// Registration checks each descriptor before accepting it: the name is a word of
 /// lower-case letters, digits and `_` starting with a letter; it is not taken (a
 /// built-in name never can be); parameter names are words too, distinct, and not
-/// `policy` or `label` (the keys a scenario entry already uses); and every
+/// `policy` or `label` (the keys a scenario entry already uses); every
 /// parameter's default satisfies its own kind, so that a scenario that omits it is
-/// valid.
+/// valid; and the refusal codes it declares are policies' codes, not the system's
+/// (`RefusalReason.isSystemRule`), each declared once.
 public struct PolicyRegistry: Sendable {
     /// Budget policies in registration order: the order `widgetsim policies` lists them.
     public private(set) var budgets: [BudgetPolicyDescriptor] = []
@@ -99,6 +100,12 @@ public struct PolicyRegistry: Sendable {
             throw refuse("a \(role) policy of this name is already registered")
         }
         if d.summary.isEmpty { throw refuse("the summary is empty: say the rule in a sentence") }
+        for (i, code) in d.refusals.enumerated() {
+            if code.isSystemRule {
+                throw refuse("refusal `\(code.label)` is a system rule's code, counted by the system, not by a policy")
+            }
+            if d.refusals[..<i].contains(code) { throw refuse("refusal `\(code.label)` is declared twice") }
+        }
         var seen: Set<String> = []
         for spec in d.parameters {
             guard isWord(spec.name) else {

@@ -26,7 +26,8 @@ public struct ViewOutcome {
     public var time: SimTime
     public var hour: Int
     public var weekday: Int
-    /// The member the stack showed on top.
+    /// The member the stack showed on top: the ranking's first, unless the rotation
+    /// governor kept or chose another.
     public var top: Int
     /// The member the person swiped to because the top was not the one wanted, or nil.
     public var swipedTo: Int?
@@ -44,7 +45,16 @@ public struct ViewOutcome {
 }
 
 /// A relevance-ranking policy (MODEL §5): orders a Smart Stack's members at each
-/// home-screen view, best first; the first is shown on top.
+/// home-screen view, best first.
+///
+/// The order is a proposal. The rotation governor, a system rule applied under every
+/// ranking (`stack: rotation_limits:`), decides what is on top: it keeps a rotated-in
+/// widget held and then cooling down, never rotates in a widget whose relevance is
+/// ≤ 0, and limits how often each widget rotates in per 24 h. With `rotation_limits:
+/// none` the first member of the order is on top. ``ViewOutcome/top`` says which
+/// member the stack actually showed, and the missed-view reason codes of `reasons.csv`
+/// tell a miss the ranking caused (`outranked`, `no_signal`) from one the governor
+/// caused (`held`, `cooling_down`, `rotation_quota`, `vetoed_score`).
 ///
 /// ## Lifetime
 /// One object serves one worker thread for one budget × ranking pair, and is reused

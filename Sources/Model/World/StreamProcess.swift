@@ -29,6 +29,8 @@ public enum StreamProcess {
     public static let donatedConfigurations: UInt64 = 11
     /// StandBy: each night's start and length, then the glances during the periods.
     public static let standBy: UInt64 = 12
+    /// The rotation governor's own randomness (hold durations).
+    public static let rotation: UInt64 = 13
 
     public static let widgetBase: UInt64 = 100
     public static let perWidget: UInt64 = 4
@@ -40,4 +42,9 @@ public enum StreamProcess {
     public static func scheduled(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 2 }
     /// Audio or navigation sessions of the app whose widget `w` declares them.
     public static func audioSessions(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 3 }
+
+    /// The relevance scores drawn for widget `w`'s entries when its relevance has levels
+    /// (numbered in a block of their own, above every per-widget block).
+    public static func relevanceLevels(_ w: Int) -> UInt64 { relevanceLevelsBase + UInt64(w) }
+    public static let relevanceLevelsBase: UInt64 = 1 << 32
 }

@@ -7,7 +7,9 @@ import WidgetSim
 /// least `max_staleness` old (6 h by default): nobody sees a reload made while the
 /// person is away, but a widget is never left more than `max_staleness` behind. A
 /// refused request is retried by the shared refusal rule, never before the staleness
-/// limit, when it will be granted.
+/// limit, when it will be granted. For an instance nobody looks at, `max_staleness` is
+/// the least time between two charged reloads, so a refusal carries the reason code
+/// `min_spacing`.
 ///
 /// Per call: O(1), no allocation; per person: O(instances).
 final class IdleSaverBudget: BudgetPolicy {
@@ -22,6 +24,7 @@ final class IdleSaverBudget: BudgetPolicy {
         name: "idle_saver",
         summary: "Grants charged reloads only to instances seen within 2 h, or last reloaded 6 h ago or more.",
         source: "custom-policy example: reloads nobody sees are wasted",
+        refusals: [.minSpacing],
         parameters: [viewedWithin, maxStaleness] + RefusalRule.parameters,
         make: { p in
             IdleSaverBudget(viewedWithinMs: p.duration(viewedWithin), maxStalenessMs: p.duration(maxStaleness),
@@ -54,7 +57,8 @@ final class IdleSaverBudget: BudgetPolicy {
         let seen = lastView[instance] != .min && now - lastView[instance] <= viewedWithinMs
         let stale = now - lastReload[instance] >= maxStalenessMs
         if seen || stale { return .grant }
-        return refusal.refuse(reason, at: now, earliest: lastReload[instance] + maxStalenessMs)
+        return refusal.refuse(reason, at: now, earliest: lastReload[instance] + maxStalenessMs,
+                              because: .minSpacing)
     }
 
     func didReload(instance: Int, charged: Bool, at now: SimTime) {
