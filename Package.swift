@@ -58,13 +58,15 @@ let package = Package(
                 "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/CLI"
+            path: "Sources/CLI",
+            plugins: ["BuildStamp"]
         ),
         .executableTarget(
             name: "widgetsim-bench",
             dependencies: ["WidgetSimKernel", "WidgetSimSampling"],
             path: "Sources/Bench"
         ),
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
         .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
         .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),

@@ -61,18 +61,6 @@ func totals(_ r: RunResult, _ budget: String, _ ranking: String, replication: In
     return r.totals[replication][p]
 }
 
-/// A CSV text without the columns that measure the machine rather than the model.
-func withoutWallClock(_ csv: String) -> String {
-    let lines = csv.split(separator: "\n", omittingEmptySubsequences: false)
-    guard let header = lines.first else { return csv }
-    let names = header.split(separator: ",").map(String.init)
-    let keep = names.indices.filter { !ReportWriter.wallClockColumns.contains(names[$0]) }
-    return lines.map { line in
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        return keep.filter { $0 < fields.count }.map { String(fields[$0]) }.joined(separator: ",")
-    }.joined(separator: "\n")
-}
-
 /// A fresh temporary folder.
 func temporaryFolder() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-tests-\(UUID().uuidString)")
@@ -137,14 +125,14 @@ func finished(_ outcome: RunOutcome) -> RunResult? {
     return nil
 }
 
-/// Every report file of a folder, wall-clock columns removed (run.json, which records
-/// times and the command line, left out).
+/// Every report file of a folder (run.json, which records times and the command line,
+/// left out).
 func reports(in folder: URL) throws -> [String: String] {
     var out: [String: String] = [:]
-    for name in ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv"] {
+    for name in ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv", "batches.csv", "schema.json"] {
         let url = folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
-        out[name] = withoutWallClock(try String(contentsOf: url, encoding: .utf8))
+        out[name] = try String(contentsOf: url, encoding: .utf8)
     }
     return out
 }

@@ -2,20 +2,11 @@ import Foundation
 import WidgetSimModel
 
 /// The short table printed after a run (fits 100 columns for the usual labels):
-/// headline metrics per policy pair as `mean±half-width` (95%, over replications; the
-/// mean alone with one replication), then the best pair per metric with its paired
-/// difference to the baseline. The figures are those of `comparison.csv`
-/// (`Comparison.entry`), shown as percentages where the CSV has shares.
-///
-///     3 replications; mean±95% half-width over the measured days (2); * baseline
-///     budget       ranking      accuracy %  ceiling %  reloads/wd   charged  stale %  stale min
-///     unlimited    static         30.4±1.2   42.7±1.2    49.3±0.3   6426±82  7.6±3.1  54.3±23.8
-///     daily_quota  static *       30.4±1.2   42.7±1.2    32.1±0.6   3951±27  8.5±3.3  79.7±41.2
-///     …
-///     best pair per metric; paired difference to the baseline (daily_quota × static), 95%:
-///       accuracy %  higher is better  ios_like × hybrid      +0.9±1.9
-///       stale %     lower is better   unlimited × static     -0.9±0.5
-///     …
+/// headline metrics per policy pair as `mean±half-width` (95%, over replications; with
+/// one replication, the run's value with an interval over its blocks of people as batch
+/// means), then the best pair per metric with its paired difference to the baseline.
+/// The figures are those of `comparison.csv` (`Comparison.entry`), shown as percentages
+/// where the CSV has shares and staleness in minutes.
 ///
 /// Best accuracy leaves `oracle` out (it reads the ground truth, so it is a bound, not a
 /// contender); ceiling is not ranked (the same for every pair). Ties go to the pair
@@ -38,15 +29,15 @@ public enum SummaryTable {
         Column(header: "accuracy %", metric: "accuracy", scale: 100, decimals: 1, direction: .higher,
                meaning: "views whose top was the wanted widget"),
         Column(header: "ceiling %", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
-               meaning: "best accuracy any ranking could reach"),
-        Column(header: "reloads/wd", metric: "reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
-               meaning: "reloads per widget-day"),
-        Column(header: "charged", metric: "reloads_charged", scale: 1, decimals: 0, direction: .lower,
-               meaning: "reloads charged to budgets"),
+               meaning: "expected best accuracy of any ranking (sampling noise can put a pair above it)"),
+        Column(header: "charged/wd", metric: "charged_reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
+               meaning: "reloads charged to budgets per widget-day"),
         Column(header: "stale %", metric: "stale_view_share", scale: 100, decimals: 1, direction: .lower,
                meaning: "views showing stale content"),
-        Column(header: "stale min", metric: "mean_staleness_minutes", scale: 1, decimals: 1, direction: .lower,
-               meaning: "mean staleness at stale views"),
+        Column(header: "stack stale %", metric: "stale_member_share", scale: 100, decimals: 1, direction: .lower,
+               meaning: "stack members stale at a view, whatever is on top (the budget alone)"),
+        Column(header: "stale min", metric: "mean_staleness_seconds", scale: 1.0 / 60, decimals: 1, direction: .lower,
+               meaning: "mean staleness at stale views, minutes"),
     ]
 
     public static func render(_ r: RunResult) -> String {
@@ -58,7 +49,9 @@ public enum SummaryTable {
         var lines: [String] = []
 
         let days = r.totals.first?.first?.measuredDays ?? 0 ..< r.scenario.days
-        let reps = r.replications == 1 ? "1 replication; mean" : "\(r.replications) replications; mean±95% half-width"
+        let reps = Comparison.source(r) == .blocks
+            ? "1 replication; value±95% half-width over \(r.blockTotals.count) blocks of people"
+            : "\(r.replications) replications; mean±95% half-width"
         lines.append("\(reps) over the measured days (\(days.count))" + (baseline == nil ? "" : "; * baseline"))
 
         var table: [[String]] = [["budget", "ranking"] + columns.map(\.header)]
@@ -118,7 +111,8 @@ public enum SummaryTable {
                 + "  " + b.pair.padding(toLength: w2, withPad: " ", startingAt: 0)
                 + "  " + b.difference).trimmingTrailingSpaces())
         }
-        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people).")
+        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people);")
+        lines.append("  it is an expected value, so a ranking can beat it by sampling noise.")
         if isOracle.contains(true) {
             lines.append("  oracle is left out of best accuracy: it reads the people's ground truth.")
         }
