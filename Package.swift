@@ -75,6 +75,9 @@ let package = Package(
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
+        // Runs the built `widgetsim` (help texts, the README's commands); imports it for
+        // the help texts' source.
+        .testTarget(name: "CLITests", dependencies: ["widgetsim"]),
         .testTarget(
             name: "ReportsTests",
             dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel", "WidgetSimSampling"],

@@ -47,13 +47,13 @@ struct Run: ParsableCommand {
     @Option(help: "Worker threads. (default: every core)")
     var threads: Int?
 
-    @Option(help: ArgumentHelp("Run only shard K of N (0 ≤ K < N): a deterministic part of the people of every pair and replication.", valueName: "K/N"))
+    @Option(help: ArgumentHelp("Run only shard K of N (0 ≤ K < N): a deterministic part of the people of every pair and replication. (default: the whole run)", valueName: "K/N"))
     var shard: String?
 
     @Flag(help: "Keep the finished blocks of an interrupted run in the output folder and run only the rest.")
     var resume = false
 
-    @Option(help: "Write the event log to this CSV file (for small runs; forces one thread).")
+    @Option(help: "Write the event log to this CSV file (for small runs; forces one thread). (default: no event log)")
     var trace: String?
 
     @Flag(help: "Skip widget_days.csv (large for big runs).")

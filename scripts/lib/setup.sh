@@ -22,6 +22,47 @@ ensure_gsl() {
     pkg-config --exists gsl || { echo "error: libgsl-dev did not install" >&2; exit 1; }
 }
 
+# A Python virtual environment under .build/ holding the clients analysts read the
+# reports with (pandas, DuckDB), for the test that loads every CSV with them. Kept
+# between runs: a rerun only checks that both import. Exports WIDGETSIM_PYTHON.
+python_clients_venv=.build/python-clients
+python_clients="duckdb==2.0.0 pandas==3.1.1"
+ensure_python_clients() {
+    local venv="$python_clients_venv"
+    if ! { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import duckdb, pandas' 2>/dev/null \
+            && [ "$(cat "$venv/.requirements" 2>/dev/null)" = "$python_clients" ]; }; then
+        command -v python3 >/dev/null 2>&1 || { echo "error: python3 is not on PATH" >&2; exit 1; }
+        if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+            # Debian's python3 keeps venv support in a package of its own.
+            echo "Installing python3-venv with apt-get..." >&2
+            apt_install python3-venv
+        fi
+        echo "Installing $python_clients into $venv (once)..." >&2
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv/bin/python" -m pip install -q --disable-pip-version-check $python_clients
+        echo "$python_clients" > "$venv/.requirements"
+    fi
+    WIDGETSIM_PYTHON="$PWD/$venv/bin/python"
+    export WIDGETSIM_PYTHON
+}
+
+# apt-get install PACKAGE...: as root directly, otherwise through sudo.
+apt_install() {
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            echo "error: $* missing and this user is not root and has no sudo." >&2
+            echo "       Install it first: apt-get install $*" >&2
+            exit 1
+        fi
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
 ensure_swift() {
     if ! command -v swift >/dev/null 2>&1; then
         echo "error: the Swift toolchain (6.1 or later) is not on PATH" >&2

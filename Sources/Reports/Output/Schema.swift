@@ -103,7 +103,7 @@ public enum Schema {
     ]
 
     static func metricColumn(_ m: Metric) -> Column {
-        Column(m.name, m.type, unit: m.unit, m.meaning, empty: m.kind == .ratio || m.kind == .quantile ? undefined : nil)
+        Column(m.name, m.type, unit: m.unit, m.meaning, empty: m.kind == .ratio ? undefined : nil)
     }
 
     public static var summaryColumns: [Column] {
