@@ -33,10 +33,13 @@ struct WidgetSim: ParsableCommand {
     }
 }
 
-/// Loads a scenario or exits with status 2 after printing every problem found.
+/// Loads a scenario or exits with status 2 after printing every problem found; prints
+/// its warnings (the run goes on).
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        return try ScenarioLoader.load(path: path)
+        let s = try ScenarioLoader.load(path: path)
+        for w in ScenarioWarnings.check(path: path, scenario: s) { printError(w.description) }
+        return s
     } catch {
         printError(error.description)
         throw ExitCode(2)
