@@ -24,6 +24,18 @@ public struct Column: Codable, Sendable, Equatable {
         self.meaning = meaning
         self.empty = empty
     }
+
+    enum CodingKeys: String, CodingKey { case name, type, unit, meaning, empty }
+
+    /// `empty` is written as null for a column that is never empty, not left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(type, forKey: .type)
+        try c.encode(unit, forKey: .unit)
+        try c.encode(meaning, forKey: .meaning)
+        try c.encode(empty, forKey: .empty)
+    }
 }
 
 /// One report file: what a row is, and its columns in order.
