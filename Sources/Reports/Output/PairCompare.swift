@@ -124,7 +124,7 @@ public enum PairCompare {
     /// A table for the terminal: metric, the two values, and the difference ± half-width.
     public static func render(_ r: Result) -> String {
         let over = r.source == .blocks ? "the blocks of people (one replication)" : "replications"
-        var lines = ["\(r.scenario): \(r.a) − \(r.b), paired over \(over); 95% intervals"]
+        var lines = ["\(r.scenario): A = \(r.a), B = \(r.b)", "A − B paired over \(over), ± 95% half-width"]
         var table = [["metric", "A", "B", "A − B"]]
         for row in r.rows {
             var diff = short(row.difference.mean)
