@@ -7,18 +7,7 @@ ensure_gsl() {
         return 0
     fi
     echo "Installing libgsl-dev and pkg-config with apt-get..." >&2
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null 2>&1; then
-            sudo="sudo"
-        else
-            echo "error: GSL is missing and this user is not root and has no sudo." >&2
-            echo "       Install it first: apt-get install libgsl-dev pkg-config" >&2
-            exit 1
-        fi
-    fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libgsl-dev pkg-config >/dev/null
+    apt_install libgsl-dev pkg-config
     pkg-config --exists gsl || { echo "error: libgsl-dev did not install" >&2; exit 1; }
 }
 
@@ -39,6 +28,7 @@ ensure_python_clients() {
         fi
         echo "Installing $python_clients into $venv (once)..." >&2
         rm -rf "$venv"
+        mkdir -p "$(dirname "$venv")"
         python3 -m venv "$venv"
         "$venv/bin/python" -m pip install -q --disable-pip-version-check $python_clients
         echo "$python_clients" > "$venv/.requirements"
