@@ -25,7 +25,7 @@ struct WidgetSim: ParsableCommand {
         columns in reports/SCHEMA.md.
         """,
         version: versionText,
-        subcommands: [Run.self, Batch.self, Merge.self, Compare.self, Validate.self, Policies.self])
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Policies.self])
 
     /// `widgetsim --version`: the version and the commit the binary was built from.
     static var versionText: String {
