@@ -6,7 +6,7 @@ import WidgetSimModel
 /// one replication, the run's value with an interval over its blocks of people as batch
 /// means), then the best pair per metric with its paired difference to the baseline.
 /// The figures are those of `comparison.csv` (`Comparison.entry`), shown as percentages
-/// where the CSV has shares and staleness in minutes.
+/// where the CSV has shares (mean staleness, and every other metric, is in the CSVs).
 ///
 /// Runs of two weeks or more (of measured days) add the accuracy of the first and of the
 /// last seven measured days beside the whole-run figure: a ranking that learns is weak in
@@ -62,8 +62,6 @@ public enum SummaryTable {
                meaning: "views showing stale content"),
         Column(header: "stack stale %", metric: "stale_member_share", scale: 100, decimals: 1, direction: .lower,
                meaning: "stack members stale at a view, whatever is on top (the budget alone)"),
-        Column(header: "stale min", metric: "mean_staleness_seconds", scale: 1.0 / 60, decimals: 1, direction: .lower,
-               meaning: "mean staleness at stale views, minutes"),
     ]
 
     /// The columns for this run: the week columns only when it measures two weeks or more.
