@@ -15,6 +15,7 @@ struct Run: ParsableCommand {
           comparison.csv   per pair and metric: mean, 95% interval, and the paired
                            difference to the baseline pair with its interval
           batches.csv      with one replication: the metrics per block of people
+          reasons.csv      refusals and missed views per day, by reason code
           widget_days.csv  raw counts per person, day and widget instance
           schema.json      every column written: type, unit, meaning
           run.json         version, commit, policies, seeds, command line, timing

@@ -81,7 +81,7 @@ import Testing
 
     @Test func runHelpKeepsTheTableOfReportFiles() throws {
         let lines = try help(["run"]).split(separator: "\n").map(String.init)
-        for file in ["summary.csv", "daily.csv", "comparison.csv", "batches.csv", "widget_days.csv", "schema.json", "run.json"] {
+        for file in ["summary.csv", "daily.csv", "comparison.csv", "batches.csv", "reasons.csv", "widget_days.csv", "schema.json", "run.json"] {
             #expect(lines.contains { $0.hasPrefix("  \(file) ") }, "\(file) is not at the start of a table row")
         }
     }

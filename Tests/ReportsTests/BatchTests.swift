@@ -144,7 +144,7 @@ import WidgetSimScenario
         let folders = shards.map(\.folder)
         try merge(folders.reversed(), into: root.appendingPathComponent("merged"))
         let single = try reports(in: root.appendingPathComponent("single"))
-        #expect(single.count == 5)  // summary, daily, comparison, widget_days, schema
+        #expect(single.count == 6)  // summary, daily, comparison, reasons, widget_days, schema
         #expect(try reports(in: root.appendingPathComponent("merged")) == single)
     }
 

@@ -15,16 +15,28 @@ import WidgetSimReports
         let root = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         var folders: [String] = []
-        // One replication (intervals over blocks, batches.csv), and several with a warm-up.
+        // One replication (intervals over blocks, batches.csv), and several with a warm-up
+        // and a trace (written into a folder of its own, with its part of the schema).
+        let traced = root.appendingPathComponent("trace")
+        try FileManager.default.createDirectory(at: traced, withIntermediateDirectories: true)
         for (name, replications, warmup) in [("one", 1, 0), ("several", 3, 1)] {
             var s = try loadScenario("tiny.yaml")
             s.replications = replications
             s.days = 3
             s.warmupDays = warmup
             let folder = root.appendingPathComponent(name)
-            _ = try RunJob.execute(s, RunOptions(outputFolder: folder, threads: 2))
+            var options = RunOptions(outputFolder: folder, threads: 2)
+            if replications > 1 {
+                s.people = 1
+                options.traceFile = traced.appendingPathComponent("trace.csv")
+            }
+            _ = try RunJob.execute(s, options)
             folders.append(folder.path)
         }
+        let traceSchema = ReportSchema(files: Schema.all.files.filter { $0.file == "trace.csv" })
+        #expect(traceSchema.files.count == 1)
+        try traceSchema.json().write(to: traced.appendingPathComponent("schema.json"), atomically: true, encoding: .utf8)
+        folders.append(traced.path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.python!)
         process.arguments = [repositoryRoot.appendingPathComponent("scripts/lib/check-reports.py").path] + folders

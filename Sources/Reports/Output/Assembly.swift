@@ -41,8 +41,8 @@ public struct Assembly {
     }
 
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
-    /// widget_days.csv (when the blocks have rows), schema.json (the files and columns
-    /// written) and run.json into `folder`, each atomically.
+    /// reasons.csv, widget_days.csv (when the blocks have rows), schema.json (the files
+    /// and columns written) and run.json into `folder`, each atomically.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -53,7 +53,8 @@ public struct Assembly {
             return f
         }
         var schemas: [FileSchema] = []
-        var tables = [ReportWriter.summaryTable(result), ReportWriter.dailyTable(result), Comparison.table([result])]
+        var tables = [ReportWriter.summaryTable(result), ReportWriter.dailyTable(result), Comparison.table([result]),
+                      ReasonsReport.table(result)]
         if let batches = ReportWriter.batchesTable(result) { tables.append(batches) }
         for table in tables {
             try open(table.file).write(table.csv)

@@ -121,20 +121,29 @@ public enum ReportWriter {
     }
 }
 
-/// A trace: one CSV line per event (time, person, event, widget, decision).
+/// A trace (`Schema.traceColumns`): one CSV line per event — the run's identity, the
+/// time in seconds, person, event, widget, decision, and the reason code of a refusal,
+/// a dropped push or a missed view. The runner names the replication it is running.
 public final class TraceWriter: TraceSink, @unchecked Sendable {
     let file: AtomicFile
+    let scenario: String
+    let seed: String
+    /// The replication whose people are being run (one thread runs them all in turn).
+    public var replication = 0
     public private(set) var failure: (any Error)?
 
-    public init(file: AtomicFile) throws {
+    public init(file: AtomicFile, scenario: Scenario) throws {
         self.file = file
-        try file.write(CSV.row(["time_ms", "person", "event", "widget", "decision"]))
+        self.scenario = scenario.name
+        seed = String(scenario.seed)
+        try file.write(CSV.row(Schema.traceColumns.map(\.name)))
     }
 
-    public func record(time: Int64, person: Int, event: String, widget: String, decision: String) {
+    public func record(time: Int64, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
         guard failure == nil else { return }
         do {
-            try file.write(CSV.row([String(time), String(person), event, widget, decision]))
+            try file.write(CSV.row([scenario, pair?.budget ?? "", pair?.ranking ?? "", String(replication), seed,
+                                    CSV.number(Double(time) / 1000), String(person), event, widget, decision, reason]))
         } catch {
             failure = error
         }

@@ -218,6 +218,30 @@ public enum Schema {
         ] + Metrics.all.map(metricColumn)
     }
 
+    public static var reasonsColumns: [Column] {
+        identity + [
+            Column("day", .integer, "simulated day, from 0"),
+            Column("warmup", .integer, "1 on a warm-up day, 0 on a measured day"),
+            Column("kind", .string, "refusal (the budget policy's), system_refusal (a system rule's), missed_view (a view whose wanted widget was not on top), stale_on_top, outside_stack"),
+            Column("reason", .string, "the reason code (scenarios/README.md, reason codes)"),
+            Column("count", .integer, unit: "1", "requests refused, or views, for this reason on this day"),
+        ]
+    }
+
+    public static var traceColumns: [Column] {
+        identity + [
+            Column("time_seconds", .double, unit: "seconds", "when the event happened: simulated time since the start of day 0"),
+            Column("person", .integer, "person index, from 0"),
+            Column("event", .string, "what happened (view, session_start, content_change, reload_request_<reason>, …)"),
+            Column("widget", .string, "the widget instance's id", empty: "an event of no single instance (a view, StandBy, a time change)"),
+            Column("decision", .string, "what the phone did, in words"),
+            Column("reason", .string, "the reason code of a refusal, a dropped push or a missed view (scenarios/README.md, reason codes)",
+                   empty: "the event was not refused, dropped or missed"),
+        ]
+    }
+
+    public static let traceRows = "only with `--trace FILE`, written there: one per handled event of every person under every pair, in time order per person"
+    public static let reasonsRows = "one per replication × pair × day × reason code, zeros included"
     public static let summaryRows = "one per replication × budget × ranking pair, over the measured days"
     public static let dailyRows = "one per replication × pair × simulated day, warm-up days included"
     public static let comparisonRows = "one per pair × metric of summary.csv"
@@ -232,6 +256,8 @@ public enum Schema {
             FileSchema(file: "comparison.csv", rows: comparisonRows, columns: comparisonColumns),
             FileSchema(file: "widget_days.csv", rows: widgetDaysRows, columns: widgetDaysColumns),
             FileSchema(file: "batches.csv", rows: batchesRows, columns: batchesColumns),
+            FileSchema(file: "reasons.csv", rows: reasonsRows, columns: reasonsColumns),
+            FileSchema(file: "trace.csv", rows: traceRows, columns: traceColumns),
         ])
     }
 

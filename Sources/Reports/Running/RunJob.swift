@@ -78,7 +78,7 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file)
+            trace = try TraceWriter(file: file, scenario: scenario)
             runner.trace = trace
         }
         defer { trace?.abandon() }
