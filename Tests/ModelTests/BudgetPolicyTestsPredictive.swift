@@ -171,6 +171,26 @@ func driveTimeline(
         #expect(none.decide(instance: 0, reason: .background, at: 2 * bpMinute) != .grant)
     }
 
+    /// Once the day's plan is spent, a timeline request is deferred to the next day's
+    /// start, however the forecast's shares round (the views here give shares whose sum
+    /// is not exactly 1 in floating point), not retried a millisecond later.
+    @Test func aSpentPlanWaitsForTheNextDay() throws {
+        let policy = try makePredictive(["initial_per_day": .number(5), "push_reserve": .number(0.4)])
+        var events = dailyViews(days: 0 ..< 1, hours: 6 ..< 23, every: 7 * bpMinute)
+        events += dailyViews(days: 1 ..< 2, hours: 6 ..< 9, every: 13 * bpMinute)
+        events += dailyViews(days: 1 ..< 2, hours: 17 ..< 22, every: 3 * bpMinute)
+        policy.begin(instances: 1)
+        for case .view(let i, let t) in events { policy.didView(instance: i, at: t) }
+        let late = 2 * bpDay + 23 * bpHour + 50 * bpMinute
+        let b = policy.budget(of: 0)
+        let planned = b - Int((0.4 * Double(b)).rounded())
+        for k in 0 ..< planned {
+            #expect(policy.decide(instance: 0, reason: .timeline, at: late + Int64(k)) == .grant)
+        }
+        #expect(policy.decide(instance: 0, reason: .timeline, at: late + 10) == .deferUntil(3 * bpDay))
+        #expect(abs(policy.cumulative(0, at: 3 * bpDay - 1, dayStart: 2 * bpDay) - 1) < 1e-9)
+    }
+
     @Test func beginResetsStateAndFreeReloadsCostNothing() throws {
         let events = randomBudgetEvents(seed: 41, instances: 3, until: 5 * bpDay, meanGap: 2 * bpMinute, free: 0.2)
         let policy = try makePredictive(["initial_per_day": .number(6), "per_instance_max": .number(10)])

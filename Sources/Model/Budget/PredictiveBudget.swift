@@ -31,7 +31,8 @@ import WidgetSimKernel
 ///   So with no pushes the day's B − R reloads come just before the forecast views, and
 ///   a push may run up to R reloads ahead of the plan.
 /// - a refused request is deferred to the first time the same test would pass (found
-///   from F, at the latest the next day's start); never dropped.
+///   from F, at the latest the next day's start; a minute on where rounding puts that
+///   time at or before now); never dropped.
 ///
 /// Source: ours (forecast-driven pacing of a fixed daily budget; the budget itself is
 /// the unofficial `ios_like` calibration, so its size is comparable).
@@ -213,9 +214,11 @@ public final class PredictiveBudget: BudgetPolicy {
         return f + shares[s + h] * Double(into - Int64(h) * Milliseconds.hour) / Double(Milliseconds.hour)
     }
 
-    /// The first time τ ≥ `dayStart` with F(τ) > `target`, or nil when F never exceeds it.
+    /// The first time τ ≥ `dayStart` with F(τ) > `target`, or nil when F never exceeds
+    /// it (F reaches 1 only at the day's end, whatever the rounding of the shares' sum).
     func firstTime(_ instance: Int, above target: Double, dayStart: SimTime) -> SimTime? {
         if target < 0 { return dayStart }
+        if target >= 1 { return nil }
         var f = 0.0
         for h in 0 ..< 24 {
             let share = shares[instance * 24 + h]
@@ -250,8 +253,11 @@ public final class PredictiveBudget: BudgetPolicy {
             // Allowed once ⌈planned · F(τ + lookahead)⌉ > done − ahead, that is
             // F(τ + lookahead) > (done − ahead) / planned.
             if planned > 0, let tau = firstTime(instance, above: Double(done - ahead) / planned, dayStart: dayStart) {
+                // Rounding may put the crossing at or before now: then ask again a minute on.
                 let at = tau - lookaheadMs
-                if at < dayStart + Milliseconds.day { return .deferUntil(max(now + 1, at)) }
+                if at < dayStart + Milliseconds.day {
+                    return .deferUntil(at > now ? at : now + Milliseconds.minute)
+                }
             }
         }
         return .deferUntil(max(now + 1, dayStart + Milliseconds.day))
