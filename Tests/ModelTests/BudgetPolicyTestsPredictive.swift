@@ -100,20 +100,21 @@ func driveTimeline(
     }
 
     /// With views spread evenly over 07:00–23:00 for a week, the eighth day's budget
-    /// (96 views a day → 30 + 2√66 = 46, reserve 9, plan 37) is spent evenly through
-    /// those hours: ⌈37 · F(t + 20 min)⌉ grants by t, so each two-hour block gets
-    /// 37 · (2/16) ≈ 4.6 of them (within one), nearly none at night, 37 in all.
+    /// (96 views a day → 30 + 2√66 = 46; no pushes seen, so no reserve) is spent evenly
+    /// through those hours: ⌈46 · F(t + 20 min)⌉ grants by t, so each two-hour block
+    /// gets 46 · (2/16) ≈ 5.75 of them (within one), nearly none at night, 46 in all.
     @Test func flatViewProfileSpendsEvenlyThroughTheWakingDay() throws {
         let policy = try makePredictive()
         let views = dailyViews(days: 0 ..< 8, hours: 7 ..< 23, every: 10 * bpMinute)
         let outcomes = driveTimeline(policy, views, from: 0, until: 8 * bpDay, interval: 5 * bpMinute)
         let day7 = outcomes.filter { $0.0 >= 7 * bpDay && $0.1 == .grant }.map { $0.0 - 7 * bpDay }
         #expect(policy.budget(of: 0) == 46)
-        #expect(day7.count == 37)
+        #expect(policy.reserve(of: 0) == 0)
+        #expect(day7.count == 46)
         #expect(day7.filter { $0 < 6 * bpHour }.count <= 1, "night: \(day7)")
         for block in stride(from: Int64(7), to: 23, by: 2) {
             let n = day7.filter { $0 >= block * bpHour - 20 * bpMinute && $0 < (block + 2) * bpHour - 20 * bpMinute }.count
-            #expect(n >= 4 && n <= 6, "block \(block):00: \(n) grants: \(day7.map { Double($0) / Double(bpHour) })")
+            #expect(n >= 5 && n <= 7, "block \(block):00: \(n) grants: \(day7.map { Double($0) / Double(bpHour) })")
         }
     }
 
@@ -171,6 +172,31 @@ func driveTimeline(
         #expect(none.decide(instance: 0, reason: .background, at: 2 * bpMinute) != .grant)
     }
 
+    /// From day 1 the reserve is the pushes per day seen so far (rounded up), at most
+    /// round(push_reserve · B): 3 background requests on day 0 → a reserve of 3 on
+    /// day 1 and ⌈3 / 2⌉ = 2 on day 2; 30 → capped at round(0.2 · 30) = 6.
+    @Test func theReserveFollowsThePushesSeen() throws {
+        let policy = try makePredictive()
+        policy.begin(instances: 2)
+        #expect(policy.reserve(of: 0) == 8)
+        for k in 0 ..< 3 { _ = policy.decide(instance: 0, reason: .background, at: bpHour + Int64(k)) }
+        for k in 0 ..< 30 { _ = policy.decide(instance: 1, reason: .background, at: bpHour + Int64(k)) }
+        // 30 views a day make the budget 30 (so the cap round(0.2 · 30) = 6).
+        for day in 0 ..< 3 as Range<Int64> {
+            for k in 0 ..< 30 as Range<Int64> {
+                policy.didView(instance: 0, at: day * bpDay + 2 * bpHour + k * 30 * bpMinute)
+                policy.didView(instance: 1, at: day * bpDay + 2 * bpHour + k * 30 * bpMinute)
+            }
+            if day == 1 {
+                #expect(policy.budget(of: 0) == 30 && policy.budget(of: 1) == 30)
+                #expect(policy.reserve(of: 0) == 3)
+                #expect(policy.reserve(of: 1) == 6)
+            }
+        }
+        #expect(policy.reserve(of: 0) == 2)  // 3 over 2 days, rounded up
+    }
+
+
     /// Once the day's plan is spent, a timeline request is deferred to the next day's
     /// start, however the forecast's shares round (the views here give shares whose sum
     /// is not exactly 1 in floating point), not retried a millisecond later.
@@ -183,7 +209,8 @@ func driveTimeline(
         for case .view(let i, let t) in events { policy.didView(instance: i, at: t) }
         let late = 2 * bpDay + 23 * bpHour + 50 * bpMinute
         let b = policy.budget(of: 0)
-        let planned = b - Int((0.4 * Double(b)).rounded())
+        #expect(policy.reserve(of: 0) == 0)  // no pushes on the days before
+        let planned = b
         for k in 0 ..< planned {
             #expect(policy.decide(instance: 0, reason: .timeline, at: late + Int64(k)) == .grant)
         }

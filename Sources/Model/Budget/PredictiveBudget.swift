@@ -25,11 +25,14 @@ import WidgetSimKernel
 ///   day's plan is fixed when the day starts: today's views shape tomorrow's. F(t) is
 ///   the share of today's forecast views before t (linear within an hour; 1 from the
 ///   end of the day on).
-/// - the reserve R = round(`push_reserve` · B). A timeline request at `now` is granted
-///   iff the grants so far today are fewer than ⌈(B − R) · F(now + `lookahead`)⌉ (and
-///   than B); a background request iff they are fewer than that plus R (and than B).
-///   So with no pushes the day's B − R reloads come just before the forecast views, and
-///   a push may run up to R reloads ahead of the plan.
+/// - the day's reserve for pushes R = min(round(`push_reserve` · B), ⌈n⌉), with n the
+///   instance's background requests (granted or not) per day over its past days; on
+///   its first day n is unknown and R = round(`push_reserve` · B). A timeline request at
+///   `now` is granted iff the grants so far today are fewer than
+///   ⌈(B − R) · F(now + `lookahead`)⌉ (and than B); a background request iff they are
+///   fewer than that plus R (and than B). So the day's B − R reloads come just before
+///   the forecast views, a push may run up to R reloads ahead of the plan, and an
+///   instance whose app sends no pushes keeps no reserve.
 /// - a refused request is deferred to the first time the same test would pass (found
 ///   from F, at the latest the next day's start; a minute on where rounding puts that
 ///   time at or before now); never dropped.
@@ -51,7 +54,7 @@ public final class PredictiveBudget: BudgetPolicy {
         "largest sum of the daily budgets of one person's instances (as ios_like)")
     public static let pushReserve = ParameterSpec(
         "push_reserve", .number(0 ... 1), default: .number(0.2),
-        "share of the daily budget that only background requests (pushes) may spend ahead of the plan")
+        "largest share of the daily budget kept for background requests (pushes), which may spend it ahead of the plan")
     public static let lookahead = ParameterSpec(
         "lookahead", .duration(minimumMs: 0), default: .duration(20 * Milliseconds.minute),
         "how far ahead of the forecast views the reloads are spent")
@@ -100,6 +103,9 @@ public final class PredictiveBudget: BudgetPolicy {
     private var spent: [Int] = []
     /// The day each instance was added (0: there from the start).
     private var addedDay: [Int64] = []
+    /// Each instance's background requests since it was added, and its reserve today.
+    private var backgroundRequests: [Int] = []
+    private var reserves: [Int] = []
     /// The day `budgets` and `spent` are for.
     private var period: Int64 = 0
     /// Views by hour of the person (24), of each instance by hour (`i * 24 + h`) and by
@@ -138,6 +144,8 @@ public final class PredictiveBudget: BudgetPolicy {
         budgets.resetFlat(count: instances, to: 0)
         spent.resetFlat(count: instances, to: 0)
         addedDay.resetFlat(count: instances, to: 0)
+        backgroundRequests.resetFlat(count: instances, to: 0)
+        reserves.resetFlat(count: instances, to: 0)
         personByHour.resetFlat(count: 24, to: 0)
         personTotal = 0
         byHour.resetFlat(count: instances * 24, to: 0)
@@ -175,9 +183,26 @@ public final class PredictiveBudget: BudgetPolicy {
             sum += budgets[i]
             forecast(i, day: day)
         }
-        guard sum > totalPerDay else { return }
-        for i in 0 ..< instances { budgets[i] = max(1, budgets[i] * totalPerDay / sum) }
+        if sum > totalPerDay {
+            for i in 0 ..< instances { budgets[i] = max(1, budgets[i] * totalPerDay / sum) }
+        }
+        for i in 0 ..< instances { setReserve(i) }
     }
+
+    /// `instance`'s reserve for pushes today (see the rule).
+    private func setReserve(_ instance: Int) {
+        let most = Int((pushReserve * Double(budgets[instance])).rounded())
+        let days = period - addedDay[instance]
+        guard days > 0 else {
+            reserves[instance] = most
+            return
+        }
+        let perDay = (Int64(backgroundRequests[instance]) + days - 1) / days
+        reserves[instance] = min(most, Int(perDay))
+    }
+
+    /// `instance`'s reserve for pushes today.
+    public func reserve(of instance: Int) -> Int { reserves[instance] }
 
     @inline(__always) private func catchUp(_ now: SimTime) {
         let day = DailyViewCounts.day(of: now)
@@ -238,8 +263,9 @@ public final class PredictiveBudget: BudgetPolicy {
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         catchUp(now)
         let dayStart = period * Milliseconds.day
+        if reason == .background { backgroundRequests[instance] += 1 }
         let b = budgets[instance]
-        let reserve = Int((pushReserve * Double(b)).rounded())
+        let reserve = reserves[instance]
         let planned = Double(b - reserve)
         let ahead = reason == .background ? reserve : 0
         let done = spent[instance]
@@ -271,6 +297,8 @@ public final class PredictiveBudget: BudgetPolicy {
         addedDay[instance] = DailyViewCounts.day(of: now)
         budgets[instance] = dailyBudget(views: 0, days: 0)
         spent[instance] = 0
+        backgroundRequests[instance] = 0
+        setReserve(instance)
         forecast(instance, day: period)
     }
 

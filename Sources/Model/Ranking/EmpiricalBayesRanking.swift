@@ -35,13 +35,13 @@ import WidgetSimSampling
 /// project's choice). Reads no ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
-        "stack_prior", .number(0 ... 1_000_000), default: .number(40),
+        "stack_prior", .number(0 ... 1_000_000), default: .number(320),
         "pseudo-observations of the person's stack order behind the all-hours distribution")
     public static let hourPrior = ParameterSpec(
-        "hour_prior", .number(0 ... 1_000_000), default: .number(4),
+        "hour_prior", .number(0 ... 1_000_000), default: .number(32),
         "pseudo-observations of the all-hours distribution behind each hour's distribution")
     public static let weekdayPrior = ParameterSpec(
-        "weekday_prior", .number(0 ... 1_000_000), default: .number(8),
+        "weekday_prior", .number(0 ... 1_000_000), default: .number(64),
         "pseudo-observations of the hour's distribution behind each weekday-and-hour distribution")
     public static let feedbackWeight = ParameterSpec(
         "feedback_weight", .number(0 ... 1000), default: .number(1),
