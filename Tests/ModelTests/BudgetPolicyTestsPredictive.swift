@@ -172,6 +172,18 @@ func driveTimeline(
         #expect(none.decide(instance: 0, reason: .background, at: 2 * bpMinute) != .grant)
     }
 
+    /// A reserve no push takes is released as the day passes: on day 0 (B = 40, reserve
+    /// 8) timeline requests every 5 minutes get all 40, ⌈32 · F + 8 · F²⌉ by each time;
+    /// by noon (F ≈ ½ + 20 min of a flat day) that is ⌈32 · 0.514 + 8 · 0.264⌉ = 19.
+    @Test func anUnusedReserveIsReleasedThroughTheDay() throws {
+        let policy = try makePredictive()
+        let outcomes = driveTimeline(policy, [], from: 0, until: bpDay, interval: 5 * bpMinute)
+        let grants = outcomes.filter { $0.1 == .grant }.map(\.0)
+        #expect(policy.reserve(of: 0) == 8)
+        #expect(grants.count == 40)
+        #expect(grants.filter { $0 < 12 * bpHour }.count == 19)
+    }
+
     /// From day 1 the reserve is the pushes per day seen so far (rounded up), at most
     /// round(push_reserve · B): 3 background requests on day 0 → a reserve of 3 on
     /// day 1 and ⌈3 / 2⌉ = 2 on day 2; 30 → capped at round(0.2 · 30) = 6.

@@ -29,10 +29,12 @@ import WidgetSimKernel
 ///   instance's background requests (granted or not) per day over its past days; on
 ///   its first day n is unknown and R = round(`push_reserve` · B). A timeline request at
 ///   `now` is granted iff the grants so far today are fewer than
-///   ⌈(B − R) · F(now + `lookahead`)⌉ (and than B); a background request iff they are
-///   fewer than that plus R (and than B). So the day's B − R reloads come just before
-///   the forecast views, a push may run up to R reloads ahead of the plan, and an
-///   instance whose app sends no pushes keeps no reserve.
+///   ⌈(B − R) · F + R · F²⌉ with F = F(now + `lookahead`) (and than B); a background
+///   request iff they are fewer than that plus R (and than B). So the day's reloads
+///   come just before the forecast views, a push may run up to R reloads ahead of the
+///   plan, the part of the reserve no push took is released as the day's views pass
+///   (all of B by the day's end), and an instance whose app sends no pushes keeps no
+///   reserve: its plan is ⌈B · F⌉, even where the views are.
 /// - a refused request is deferred to the first time the same test would pass (found
 ///   from F, at the latest the next day's start; a minute on where rounding puts that
 ///   time at or before now); never dropped.
@@ -266,19 +268,23 @@ public final class PredictiveBudget: BudgetPolicy {
         if reason == .background { backgroundRequests[instance] += 1 }
         let b = budgets[instance]
         let reserve = reserves[instance]
-        let planned = Double(b - reserve)
+        let planned = Double(b - reserve), held = Double(reserve)
         let ahead = reason == .background ? reserve : 0
         let done = spent[instance]
         if done < b {
             let f = cumulative(instance, at: now + lookaheadMs, dayStart: dayStart)
-            let allowed = Int((planned * f).rounded(.up)) + ahead
+            let allowed = Int((planned * f + held * f * f).rounded(.up)) + ahead
             if done < allowed {
                 spent[instance] = done + 1
                 return .grant
             }
-            // Allowed once ⌈planned · F(τ + lookahead)⌉ > done − ahead, that is
-            // F(τ + lookahead) > (done − ahead) / planned.
-            if planned > 0, let tau = firstTime(instance, above: Double(done - ahead) / planned, dayStart: dayStart) {
+            // Allowed once planned · F + held · F² > done − ahead (F = F(τ + lookahead)):
+            // F above the positive root of that quadratic.
+            let target = Double(done - ahead)
+            let root = held > 0
+                ? (-planned + (planned * planned + 4 * held * target).squareRoot()) / (2 * held)
+                : target / planned
+            if let tau = firstTime(instance, above: root, dayStart: dayStart) {
                 // Rounding may put the crossing at or before now: then ask again a minute on.
                 let at = tau - lookaheadMs
                 if at < dayStart + Milliseconds.day {

@@ -35,7 +35,7 @@ import WidgetSimSampling
 /// project's choice). Reads no ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
-        "stack_prior", .number(0 ... 1_000_000), default: .number(320),
+        "stack_prior", .number(0 ... 1_000_000), default: .number(1280),
         "pseudo-observations of the person's stack order behind the all-hours distribution")
     public static let hourPrior = ParameterSpec(
         "hour_prior", .number(0 ... 1_000_000), default: .number(32),
