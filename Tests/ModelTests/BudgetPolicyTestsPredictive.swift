@@ -44,7 +44,7 @@ func driveTimeline(
         out.append((next, d))
         switch d {
         case .grant: next += interval
-        case .deferUntil(let t):
+        case .deferUntil(let t, _):
             #expect(t > next, "a deferral goes forward")
             next = t
         case .deny: Issue.record("predictive never drops"); return out
@@ -84,7 +84,7 @@ func driveTimeline(
                     #expect(n <= policy.budget(of: i), "instance \(i) day \(day): \(n) grants")
                     #expect(n <= perMax)
                     policy.didReload(instance: i, charged: true, at: t)
-                case .deferUntil(let until):
+                case .deferUntil(let until, _):
                     refusals += 1
                     #expect(until > t)
                 case .deny: Issue.record("predictive never drops")
@@ -138,7 +138,7 @@ func driveTimeline(
         let outcomes = driveTimeline(policy, views, from: 3 * bpDay, until: 5 * bpDay, interval: 10 * bpMinute)
         var deferred = 0
         for (k, (_, decision)) in outcomes.enumerated().dropLast() {
-            guard case .deferUntil(let t) = decision else { continue }
+            guard case .deferUntil(let t, _) = decision else { continue }
             // Deferred to a day's start when the day's budget is spent: asked afresh there.
             if t % bpDay == 0 { continue }
             deferred += 1
@@ -226,7 +226,7 @@ func driveTimeline(
         for k in 0 ..< planned {
             #expect(policy.decide(instance: 0, reason: .timeline, at: late + Int64(k)) == .grant)
         }
-        #expect(policy.decide(instance: 0, reason: .timeline, at: late + 10) == .deferUntil(3 * bpDay))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: late + 10) == .deferUntil(3 * bpDay, because: .quotaExhausted))
         #expect(abs(policy.cumulative(0, at: 3 * bpDay - 1, dayStart: 2 * bpDay) - 1) < 1e-9)
     }
 

@@ -37,7 +37,9 @@ import WidgetSimKernel
 ///   reserve: its plan is ⌈B · F⌉, even where the views are.
 /// - a refused request is deferred to the first time the same test would pass (found
 ///   from F, at the latest the next day's start; a minute on where rounding puts that
-///   time at or before now); never dropped.
+///   time at or before now); never dropped. Reason: `not_yet_released` while the day's
+///   budget is not all spent, else `total_cap` when the budget was scaled down to the
+///   person's total cap, else `quota_exhausted`.
 ///
 /// Source: ours (forecast-driven pacing of a fixed daily budget; the budget itself is
 /// the unofficial `ios_like` calibration, so its size is comparable).
@@ -75,6 +77,7 @@ public final class PredictiveBudget: BudgetPolicy {
         summary: "ios_like's daily budget, spent just ahead of the instance's forecast views (hour and weekday "
             + "profile, learned online), with a reserve for pushes; refusals wait for the plan.",
         source: "ours (forecast-paced spending of the ios_like budget size)",
+        refusals: [.notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
             initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, lookahead, personPrior,
             instancePrior, weekdayPrior,
@@ -103,6 +106,8 @@ public final class PredictiveBudget: BudgetPolicy {
     /// Each instance's budget and grants for the current day.
     private var budgets: [Int] = []
     private var spent: [Int] = []
+    /// Whether each instance's budget today was scaled down to the person's total cap.
+    private var capped: [Bool] = []
     /// The day each instance was added (0: there from the start).
     private var addedDay: [Int64] = []
     /// Each instance's background requests since it was added, and its reserve today.
@@ -145,6 +150,7 @@ public final class PredictiveBudget: BudgetPolicy {
         views.reset(instances: instances)
         budgets.resetFlat(count: instances, to: 0)
         spent.resetFlat(count: instances, to: 0)
+        capped.resetFlat(count: instances, to: false)
         addedDay.resetFlat(count: instances, to: 0)
         backgroundRequests.resetFlat(count: instances, to: 0)
         reserves.resetFlat(count: instances, to: 0)
@@ -185,8 +191,10 @@ public final class PredictiveBudget: BudgetPolicy {
             sum += budgets[i]
             forecast(i, day: day)
         }
-        if sum > totalPerDay {
-            for i in 0 ..< instances { budgets[i] = max(1, budgets[i] * totalPerDay / sum) }
+        for i in 0 ..< instances {
+            let before = budgets[i]
+            if sum > totalPerDay { budgets[i] = max(1, before * totalPerDay / sum) }
+            capped[i] = budgets[i] < before
         }
         for i in 0 ..< instances { setReserve(i) }
     }
@@ -288,11 +296,13 @@ public final class PredictiveBudget: BudgetPolicy {
                 // Rounding may put the crossing at or before now: then ask again a minute on.
                 let at = tau - lookaheadMs
                 if at < dayStart + Milliseconds.day {
-                    return .deferUntil(at > now ? at : now + Milliseconds.minute)
+                    return .deferUntil(at > now ? at : now + Milliseconds.minute, because: .notYetReleased)
                 }
             }
         }
-        return .deferUntil(max(now + 1, dayStart + Milliseconds.day))
+        // The day's plan is spent, or all of the day's budget.
+        let why: RefusalReason = done < b ? .notYetReleased : capped[instance] ? .totalCap : .quotaExhausted
+        return .deferUntil(max(now + 1, dayStart + Milliseconds.day), because: why)
     }
 
     /// Grants are counted by `decide`; reloads change nothing.
@@ -303,6 +313,7 @@ public final class PredictiveBudget: BudgetPolicy {
         addedDay[instance] = DailyViewCounts.day(of: now)
         budgets[instance] = dailyBudget(views: 0, days: 0)
         spent[instance] = 0
+        capped[instance] = false
         backgroundRequests[instance] = 0
         setReserve(instance)
         forecast(instance, day: period)
