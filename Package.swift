@@ -69,7 +69,8 @@ let package = Package(
                 "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/CLI"
+            path: "Sources/CLI",
+            plugins: ["BuildStamp"]
         ),
         .executableTarget(name: "WidgetSimMain", dependencies: ["WidgetSimCLI"], path: "Sources/Main"),
         .target(
@@ -85,6 +86,7 @@ let package = Package(
             dependencies: ["WidgetSimKernel", "WidgetSimSampling"],
             path: "Sources/Bench"
         ),
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
         .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
         .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),
@@ -93,6 +95,9 @@ let package = Package(
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
+        // Runs the built `widgetsim` (help texts, the README's commands); imports its command line for
+        // the help texts' source.
+        .testTarget(name: "CLITests", dependencies: ["WidgetSimCLI", "WidgetSimMain"]),
         .testTarget(
             name: "ReportPageTests",
             dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],

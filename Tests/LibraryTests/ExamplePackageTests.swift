@@ -74,8 +74,12 @@ struct ExamplePackageTests {
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("idle_saver  (added by this program)"))
         #expect(lines.contains("last_tapped  (added by this program)"))
-        #expect(lines.contains { $0.hasPrefix("viewed_within = 2h ") && $0.hasSuffix("[a duration with a unit (ms, s, m, h, d) of at least 1m]") })
-        #expect(lines.contains { $0.hasPrefix("forget_after = 7d ") })
+        // Lines are wrapped to the terminal: read the listing with its line breaks as spaces.
+        let flat = lines.joined(separator: " ")
+        #expect(flat.contains("viewed_within = 2h: a request is granted if the instance was on screen this recently "
+            + "[a duration with a unit (ms, s, m, h, d) of at least 1m]"))
+        #expect(flat.contains("forget_after = 7d: a tap older than this no longer counts"))
+        #expect(flat.contains("refusals: min_spacing viewed_within"))
         let order = ["daily_quota", "standby_buckets", "idle_saver", "RANKING POLICIES", "oracle", "last_tapped"]
             .map { name in text.range(of: name).map { text.distance(from: text.startIndex, to: $0.lowerBound) } ?? -1 }
         #expect(order == order.sorted() && !order.contains(-1), "built-ins first, then the added policies: \(order)")

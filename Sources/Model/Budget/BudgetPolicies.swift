@@ -8,6 +8,7 @@ public enum BudgetPolicies {
         DailyQuotaBudget.descriptor,
         ViewWeightedBudget.descriptor,
         IOSLikeBudget.descriptor,
+        PredictiveBudget.descriptor,
         TokenBucketBudget.descriptor,
         StandbyBucketsBudget.descriptor,
     ]
