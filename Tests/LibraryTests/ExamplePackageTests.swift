@@ -116,6 +116,17 @@ struct ExamplePackageTests {
         #expect(total("reloads_charged", budget: "idle_saver") < total("reloads_charged", budget: "unlimited"))
         #expect(total("reloads_charged", budget: "idle_saver_strict") < total("reloads_charged", budget: "idle_saver"))
         #expect(total("requests_denied", budget: "unlimited") == 0)
+        // Every refusal of idle_saver carries its declared code, min_spacing, and the
+        // refusals by code add up to the requests it denied or deferred.
+        let reasons = try csvRows(out.appendingPathComponent("reasons.csv"))
+        for budget in ["idle_saver", "idle_saver_strict"] {
+            let refusals = reasons.filter { $0["budget"] == budget && $0["kind"] == "refusal" && $0["warmup"] == "0" }
+            let byCode = Dictionary(grouping: refusals, by: { $0["reason"] ?? "" })
+                .mapValues { $0.reduce(0) { $0 + (Double($1["count"] ?? "") ?? .nan) } }
+            #expect(byCode["min_spacing"] ?? 0 > 0, "\(budget): \(byCode)")
+            #expect(byCode.filter { $0.key != "min_spacing" }.values.allSatisfy { $0 == 0 }, "\(budget): \(byCode)")
+            #expect(byCode["min_spacing"] == total("requests_denied", budget: budget) + total("requests_deferred", budget: budget))
+        }
         // static never rotates the stack; last_tapped does once something was tapped.
         #expect(total("rotations_per_day", ranking: "static") == 0)
         #expect(total("rotations_per_day", ranking: "last_tapped") > 0)
