@@ -77,7 +77,7 @@ let package = Package(
             name: "WidgetSim",
             dependencies: [
                 "WidgetSimKernel", "WidgetSimSampling", "WidgetSimModel", "WidgetSimScenario",
-                "WidgetSimReports", "WidgetSimCLI",
+                "WidgetSimReports", "WidgetSimReportPage", "WidgetSimCLI",
             ],
             path: "Sources/WidgetSim"
         ),

@@ -2,9 +2,12 @@ import Foundation
 
 /// Why a report folder cannot be drawn: always names the file, and the line when one is at fault.
 public enum ReportInputError: Error, CustomStringConvertible, Equatable {
+    /// A required file is not in the folder; `hint` says how it is made.
     case missing(file: String, hint: String)
+    /// A file cannot be read as its report: the line at fault, when one is, and why.
     case damaged(file: String, line: Int?, problem: String)
 
+    /// The message, starting with the file (and line).
     public var description: String {
         switch self {
         case .missing(let file, let hint):

@@ -10,11 +10,16 @@ import WidgetSimReports
 /// before anything is written. The figures are drawn by gnuplot's SVG terminal into a
 /// temporary folder; the page and `report/` replace the old ones only when all of it is done.
 public enum ReportPage {
+    /// Why `report.html` could not be built; nothing was written.
     public enum BuildError: Error, CustomStringConvertible {
+        /// A report file is missing or damaged.
         case input(ReportInputError)
+        /// gnuplot is not installed.
         case gnuplotMissing
+        /// gnuplot failed on a chart; its message.
         case gnuplotFailed(String)
 
+        /// The message, for the person who asked for the page.
         public var description: String {
             switch self {
             case .input(let e): return e.description
@@ -33,8 +38,12 @@ public enum ReportPage {
 
     /// What was written, for callers that report it.
     public struct Written: Sendable {
+        /// The page written: `report.html` in the folder.
         public var page: URL
+        /// The charts drawn, by name (their files' base name in `report/`), in page order.
         public var charts: [String]
+        /// The anchors of the sections left out because their input file is absent
+        /// (`reasons.csv`, `study.csv`, `run.json`).
         public var absentSections: [String]
     }
 

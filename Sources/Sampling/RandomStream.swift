@@ -13,6 +13,7 @@ public enum GeneratorKind: String, CaseIterable, Sendable {
     /// Four-tap shift register `gfsr4`.
     case gfsr4
 
+    /// The generator scenarios use unless they name another.
     public static let `default` = GeneratorKind.taus2
 
     var gslType: UnsafePointer<gsl_rng_type> {
@@ -32,6 +33,7 @@ public enum GeneratorKind: String, CaseIterable, Sendable {
 /// `StreamSeed` from (scenario seed, replication, person, process).
 public final class RandomStream {
     @usableFromInline let rng: UnsafeMutablePointer<gsl_rng>
+    /// The generator behind this stream.
     public let kind: GeneratorKind
 
     /// Creates a stream of `kind` seeded with `seed` (see `StreamSeed.gslSeed`).

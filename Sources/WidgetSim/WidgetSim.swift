@@ -56,6 +56,8 @@
 @_exported import struct WidgetSimReports.Provenance
 @_exported import enum WidgetSimReports.SummaryTable
 @_exported import struct WidgetSimReports.UnregisteredPolicy
+@_exported import enum WidgetSimReportPage.ReportPage
+@_exported import enum WidgetSimReportPage.ReportInputError
 
 // The command line, for host programs.
 @_exported import enum WidgetSimCLI.WidgetSimCLI

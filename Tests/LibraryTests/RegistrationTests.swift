@@ -65,6 +65,15 @@ struct RegistrationTests {
         #expect(BudgetPolicies.named("daily_quota")?.name == "daily_quota")
         #expect(RankingPolicies.named("oracle")?.name == "oracle")
         for d in PolicyRegistry.builtIn.budgets { #expect(PolicyRegistry.builtIn.isBuiltIn(d.name, role: .budget)) }
+        // Every built-in, the newest included, is there: a program cannot take their names.
+        for name in ["unlimited", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket", "standby_buckets"] {
+            #expect(PolicyRegistry.builtIn.isBuiltIn(name, role: .budget), "\(name)")
+            #expect(refusal { var r = PolicyRegistry.builtIn; try r.register(budget(name)) }?.contains("a built-in") == true)
+        }
+        for name in ["static", "relevance", "ios_like", "thompson", "empirical_bayes", "oracle"] {
+            #expect(PolicyRegistry.builtIn.isBuiltIn(name, role: .ranking), "\(name)")
+            #expect(refusal { var r = PolicyRegistry.builtIn; try r.register(ranking(name)) }?.contains("a built-in") == true)
+        }
     }
 
     @Test("a name that collides with a built-in is refused with a clear error")
@@ -185,6 +194,20 @@ struct RegistrationTests {
         }
         #expect(views("static", widget: 0) > 2 * views("static", widget: 1))
         #expect(views("reversed", widget: 1) > 2 * views("reversed", widget: 0))
+
+        // A host program writes the reports and report.html with `import WidgetSim` alone.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-host-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard case .finished = try RunJob.execute(s, RunOptions(outputFolder: folder, threads: 2)) else {
+            Issue.record("the run did not finish")
+            return
+        }
+        let summary = try String(contentsOf: folder.appendingPathComponent("summary.csv"), encoding: .utf8)
+        #expect(summary.split(separator: "\n").filter { $0.contains(",refuse_all,reversed,") }.count == 1)
+        let written = try ReportPage.build(in: folder)
+        let page = try String(contentsOf: written.page, encoding: .utf8)
+        #expect(page.contains("refuse_all") && page.contains("reversed"))
+        #expect(!written.charts.isEmpty)
 
         // A scenario built in code against the built-ins cannot run a policy it does not know.
         var stray = s

@@ -2,6 +2,7 @@
 /// `PolicyRegistry.builtIn` registers them, through the same `register` a program
 /// uses for its own policies.
 public enum BudgetPolicies {
+    /// The built-in budget policies' descriptors, in listing order.
     public static let all: [BudgetPolicyDescriptor] = [
         UnlimitedBudget.descriptor,
         FixedIntervalBudget.descriptor,

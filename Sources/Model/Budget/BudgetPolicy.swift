@@ -47,6 +47,7 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
 /// A budget policy's answer to a charged reload request. A refusal carries the reason
 /// code of the policy's constraint that refused it (`RefusalReason`).
 public enum BudgetDecision: Sendable, Equatable {
+    /// Granted: the instance reloads now, charged to its budget.
     case grant
     /// Refused now; the request is retried at this time (the engine keeps one pending
     /// request per instance: see `PendingRequest`).
@@ -134,22 +135,29 @@ extension BudgetPolicy {
 /// How a refused request is handled, shared by every policy that refuses: timeline
 /// requests and background requests each either retry after a delay or are dropped.
 public struct RefusalRule: Sendable {
+    /// `timeline_retry`: the delay before a refused timeline request is asked again, or `drop`.
     public static let timelineRetry = ParameterSpec(
         "timeline_retry", .durationOrDrop, default: .duration(15 * Milliseconds.minute),
         "delay before a refused timeline request is asked again, or `drop`")
+    /// `background_retry`: the delay before a refused background request is asked again, or `drop`.
     public static let backgroundRetry = ParameterSpec(
         "background_retry", .durationOrDrop, default: .text("drop"),
         "delay before a refused background request is asked again, or `drop`")
+    /// Both, for a descriptor's parameter list.
     public static let parameters = [timelineRetry, backgroundRetry]
 
+    /// The delay for timeline requests in milliseconds, or nil to drop them.
     public var timelineRetryMs: Int64?
+    /// The delay for background requests in milliseconds, or nil to drop them.
     public var backgroundRetryMs: Int64?
 
+    /// The rule a scenario entry's parameters give.
     public init(_ p: PolicyParameters) {
         timelineRetryMs = p.retry(Self.timelineRetry)
         backgroundRetryMs = p.retry(Self.backgroundRetry)
     }
 
+    /// The rule with these delays (nil: drop).
     public init(timelineRetryMs: Int64?, backgroundRetryMs: Int64?) {
         self.timelineRetryMs = timelineRetryMs
         self.backgroundRetryMs = backgroundRetryMs

@@ -2,12 +2,16 @@ import Foundation
 
 /// A parameter value as a scenario gives it, already typed by the parameter's kind.
 public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+    /// A number (also a count's value, which is whole).
     case number(Double)
     /// Milliseconds.
     case duration(Int64)
+    /// A word: a `choice`, or `drop` for a `durationOrDrop` parameter.
     case text(String)
+    /// `true` or `false`.
     case flag(Bool)
 
+    /// The value as a scenario file writes it (`30m`, `0.5`, `drop`, `true`).
     public var description: String {
         switch self {
         case .number(let v): v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
@@ -30,8 +34,10 @@ public enum ParameterKind: Sendable, Hashable {
     case durationOrDrop
     /// One word of `choices`.
     case choice([String])
+    /// `true` or `false`.
     case flag
 
+    /// What a value of this kind must be, in words, for messages and `widgetsim policies`.
     public var expectation: String {
         switch self {
         case .number(let r): "a number in \(r.lowerBound.trimmed)…\(r.upperBound.trimmed)"
@@ -50,10 +56,15 @@ extension Double {
 
 /// One parameter a policy accepts: its name, kind, default and meaning.
 public struct ParameterSpec: Sendable {
+    /// The key a scenario entry sets (a lower-case word).
     public var name: String
+    /// The value's type and bounds, checked where the scenario is read.
     public var kind: ParameterKind
+    /// The value when a scenario entry leaves the key out; it fits `kind`.
     public var defaultValue: ParameterValue
+    /// What the parameter means, in one line (`widgetsim policies` prints it).
     public var summary: String
+    /// A parameter named `name` of `kind`, with its default and one-line meaning.
     public init(_ name: String, _ kind: ParameterKind, default value: ParameterValue, _ summary: String) {
         self.name = name
         self.kind = kind
@@ -92,9 +103,12 @@ public struct ParameterSpec: Sendable {
 /// which fall back to the spec's default; the scenario layer has already checked
 /// every given value against its spec.
 public struct PolicyParameters: Sendable, Hashable {
+    /// The values a scenario entry gave, by parameter name; missing ones take their default.
     public var values: [String: ParameterValue]
+    /// Parameters with these values (none: every parameter at its default).
     public init(_ values: [String: ParameterValue] = [:]) { self.values = values }
 
+    /// The value given for `name`, or nil when the entry leaves it to its default.
     public subscript(name: String) -> ParameterValue? {
         get { values[name] }
         set { values[name] = newValue }
@@ -102,11 +116,14 @@ public struct PolicyParameters: Sendable, Hashable {
 
     func value(_ spec: ParameterSpec) -> ParameterValue { values[spec.name] ?? spec.defaultValue }
 
+    /// The value of a `.number` parameter (its default when not given).
     public func number(_ spec: ParameterSpec) -> Double {
         if case .number(let v) = value(spec) { return v }
         preconditionFailure("parameter \(spec.name) is not a number")
     }
+    /// The value of a `.count` parameter.
     public func count(_ spec: ParameterSpec) -> Int { Int(number(spec)) }
+    /// The value of a `.duration` parameter, in milliseconds.
     public func duration(_ spec: ParameterSpec) -> Int64 {
         if case .duration(let v) = value(spec) { return v }
         preconditionFailure("parameter \(spec.name) is not a duration")
@@ -116,10 +133,12 @@ public struct PolicyParameters: Sendable, Hashable {
         if case .duration(let v) = value(spec) { return v }
         return nil
     }
+    /// The value of a `.choice` parameter.
     public func text(_ spec: ParameterSpec) -> String {
         if case .text(let v) = value(spec) { return v }
         preconditionFailure("parameter \(spec.name) is not text")
     }
+    /// The value of a `.flag` parameter.
     public func flag(_ spec: ParameterSpec) -> Bool {
         if case .flag(let v) = value(spec) { return v }
         preconditionFailure("parameter \(spec.name) is not a flag")

@@ -3,16 +3,22 @@ import WidgetSimSampling
 
 /// Milliseconds in common units.
 public enum Milliseconds {
+    /// One second.
     public static let second: Int64 = 1_000
+    /// One minute.
     public static let minute: Int64 = 60_000
+    /// One hour.
     public static let hour: Int64 = 3_600_000
+    /// One day (24 h).
     public static let day: Int64 = 86_400_000
 }
 
 /// Everything one simulation run needs, already validated. The `Scenario` layer builds
 /// it from a file; tests build it directly.
 public struct Scenario: Sendable {
+    /// The scenario's name (`name:`), carried by every report row.
     public var name: String
+    /// What the scenario is for (`description:`), free text.
     public var description: String = ""
     /// The scenario seed: the root of every stream's seed (see `StreamKey`).
     public var seed: UInt64
@@ -20,17 +26,25 @@ public struct Scenario: Sendable {
     public var days: Int
     /// Leading days that run (policies learn) but count in no metric but `daily.csv`.
     public var warmupDays: Int = 0
+    /// Independent repetitions of the whole population, each with its own seed.
     public var replications: Int = 1
+    /// Simulated people per replication.
     public var people: Int
     /// The start instant is local midnight of this date in `timeZone`.
     public var start: CalendarDate
     /// The people's home time zone (IANA identifier).
     public var timeZone: String
+    /// The pseudo-random generator behind every stream.
     public var generator: GeneratorKind = .default
+    /// How a person behaves: views, sessions, swipes, pushes (`person:`).
     public var person: PersonModel
+    /// The widgets, in file order: instance numbers follow it (`widgets:`).
     public var widgets: [WidgetSpec]
+    /// The Smart Stack and its rotation governor (`stack:`).
     public var stack: StackSpec
+    /// The budget policies to compare, each with its label and parameters (`budgets:`).
     public var budgets: [PolicyChoice]
+    /// The ranking policies to compare (`rankings:`); every budget runs with every ranking.
     public var rankings: [PolicyChoice]
     /// The (budget label, ranking label) pair that comparisons are made against.
     public var baseline: PolicyPair
@@ -38,6 +52,8 @@ public struct Scenario: Sendable {
     /// the one the scenario was read against.
     public var policies: PolicyRegistry = .builtIn
 
+    /// A scenario from its parts, every other value at its default. The baseline defaults
+    /// to the first budget with the first ranking.
     public init(
         name: String, seed: UInt64, days: Int, people: Int, start: CalendarDate,
         timeZone: String, person: PersonModel, widgets: [WidgetSpec], stack: StackSpec,
@@ -88,9 +104,13 @@ public struct CalendarDate: Sendable, Hashable, CustomStringConvertible {
 /// A policy as a scenario names it: a label unique within the scenario (the name by
 /// default), the policy's registered name, and its parameters.
 public struct PolicyChoice: Sendable, Hashable {
+    /// The name report rows use: the entry's `label`, or the policy's name.
     public var label: String
+    /// The registered policy's name.
     public var name: String
+    /// The entry's parameter values (checked against the policy's specs).
     public var parameters: PolicyParameters
+    /// A choice of policy `name`, labelled `label` (by default, `name`).
     public init(label: String? = nil, name: String, parameters: PolicyParameters = .init()) {
         self.label = label ?? name
         self.name = name
@@ -100,12 +120,16 @@ public struct PolicyChoice: Sendable, Hashable {
 
 /// One budget × ranking combination, by label.
 public struct PolicyPair: Sendable, Hashable, CustomStringConvertible {
+    /// The budget's label.
     public var budget: String
+    /// The ranking's label.
     public var ranking: String
+    /// The pair of these labels.
     public init(budget: String, ranking: String) {
         self.budget = budget
         self.ranking = ranking
     }
+    /// `budget × ranking`, as tables print it.
     public var description: String { "\(budget) × \(ranking)" }
 }
 

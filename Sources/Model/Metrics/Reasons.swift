@@ -24,8 +24,10 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
     /// throttle (counted once per push).
     case pushThrottled
 
+    /// The number of codes (the width of each day's refusal counters).
     public static let count = allCases.count
 
+    /// The code as `reasons.csv`, traces and `widgetsim policies` write it.
     public var label: String {
         switch self {
         case .quotaExhausted: "quota_exhausted"

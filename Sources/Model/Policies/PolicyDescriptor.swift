@@ -27,6 +27,8 @@ public struct PolicyDescriptor<Policy>: Sendable {
     /// pair when a run starts, not per person or event: it may allocate.
     public var make: @Sendable (PolicyParameters) -> Policy
 
+    /// Describes a policy; see each property. `make` is called once per worker thread and
+    /// policy pair when a run starts.
     public init(
         name: String, summary: String, source: String, unofficial: Bool = false,
         refusals: [RefusalReason] = [], parameters: [ParameterSpec], make: @escaping @Sendable (PolicyParameters) -> Policy
@@ -40,10 +42,13 @@ public struct PolicyDescriptor<Policy>: Sendable {
         self.make = make
     }
 
+    /// The parameter of that name, or nil.
     public func parameter(named name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }
     }
 }
 
+/// A budget policy's descriptor: what ``PolicyRegistry`` registers under `budgets:`.
 public typealias BudgetPolicyDescriptor = PolicyDescriptor<any BudgetPolicy>
+/// A ranking policy's descriptor: what ``PolicyRegistry`` registers under `rankings:`.
 public typealias RankingPolicyDescriptor = PolicyDescriptor<any RankingPolicy>

@@ -65,10 +65,12 @@ public struct PolicyRegistry: Sendable {
         rankings.append(descriptor)
     }
 
+    /// The budget policy registered under `name`, or nil.
     public func budget(named name: String) -> BudgetPolicyDescriptor? {
         budgets.first { $0.name == name }
     }
 
+    /// The ranking policy registered under `name`, or nil.
     public func ranking(named name: String) -> RankingPolicyDescriptor? {
         rankings.first { $0.name == name }
     }
@@ -131,15 +133,22 @@ public struct PolicyRegistry: Sendable {
 
 /// Which kind of policy a name refers to.
 public enum PolicyRole: String, Sendable, CustomStringConvertible {
+    /// A budget policy (scenario key `budgets:`).
     case budget
+    /// A ranking policy (scenario key `rankings:`).
     case ranking
+    /// `budget` or `ranking`, as messages say it.
     public var description: String { rawValue }
 }
 
 /// Why a policy could not be registered.
 public struct PolicyRegistrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Whether the refused descriptor is a budget or a ranking policy.
     public var role: PolicyRole
+    /// The refused descriptor's name.
     public var name: String
+    /// What is wrong with it, and what to do about it.
     public var problem: String
+    /// The whole message, as in "cannot register budget policy `daily_quota`: a built-in …".
     public var description: String { "cannot register \(role) policy `\(name)`: \(problem)" }
 }

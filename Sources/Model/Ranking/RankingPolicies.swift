@@ -2,6 +2,7 @@
 /// `PolicyRegistry.builtIn` registers them, through the same `register` a program
 /// uses for its own policies.
 public enum RankingPolicies {
+    /// The built-in ranking policies' descriptors, in listing order.
     public static let all: [RankingPolicyDescriptor] = [
         StaticRanking.descriptor,
         MostRecentDonationRanking.descriptor,

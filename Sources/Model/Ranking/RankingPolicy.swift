@@ -4,6 +4,7 @@ import WidgetSimSampling
 /// What a ranking policy sees at one home-screen view. Stack members are numbered
 /// `0 ..< count` in the person's order.
 public struct ViewContext {
+    /// The view's time (milliseconds since the run's start).
     public var time: SimTime
     /// Local hour of day, 0…23.
     public var hour: Int
@@ -13,6 +14,7 @@ public struct ViewContext {
     /// the person's behaviour is drawn from: only `oracle` may read it.
     public var groundTruthInterest: UnsafeBufferPointer<Double>
 
+    /// The context of one view (the engine makes it; tests may too).
     public init(time: SimTime, hour: Int, weekday: Int, groundTruthInterest: UnsafeBufferPointer<Double>) {
         self.time = time
         self.hour = hour
@@ -23,8 +25,11 @@ public struct ViewContext {
 
 /// What the person visibly did at a view: the learning signal.
 public struct ViewOutcome {
+    /// The view's time (milliseconds since the run's start).
     public var time: SimTime
+    /// Local hour of day, 0…23.
     public var hour: Int
+    /// Local weekday, Monday = 0 … Sunday = 6.
     public var weekday: Int
     /// The member the stack showed on top: the ranking's first, unless the rotation
     /// governor kept or chose another.
@@ -34,6 +39,7 @@ public struct ViewOutcome {
     /// Whether the person tapped the widget they ended up looking at.
     public var tapped: Bool
 
+    /// The outcome of one view (the engine makes it; tests may too).
     public init(time: SimTime, hour: Int, weekday: Int, top: Int, swipedTo: Int?, tapped: Bool) {
         self.time = time
         self.hour = hour

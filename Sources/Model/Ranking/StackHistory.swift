@@ -7,16 +7,21 @@ import WidgetSimKernel
 /// Counts by hour are flat arrays indexed `member * 24 + hour`; by weekday and hour,
 /// `member * 168 + weekday * 24 + hour`.
 public final class StackHistory {
+    /// The number of stack members, numbered `0 ..< members` in the person's order.
     public private(set) var members: Int = 0
 
     /// Time of each member's latest donation, or nil.
     public private(set) var lastDonation: [SimTime?] = []
+    /// Donations of each member's app so far.
     public private(set) var donations: [Int] = []
+    /// Donations by member and local hour (`member * 24 + hour`).
     public private(set) var donationsByHour: [Int] = []
+    /// Donations by member, weekday and hour (`member * 168 + weekday * 24 + hour`).
     public private(set) var donationsByWeekdayHour: [Int] = []
 
     /// Swipes that ended on each member (it was wanted, not on top).
     public private(set) var swipesToByHour: [Int] = []
+    /// Swipes that ended on each member, by weekday and hour (`member * 168 + weekday * 24 + hour`).
     public private(set) var swipesToByWeekdayHour: [Int] = []
     /// Taps on each member.
     public private(set) var taps: [Int] = []
@@ -36,6 +41,7 @@ public final class StackHistory {
     /// timelines, each once (`RelevanceTimelines`).
     private var sortedScores: [[Double]] = []
 
+    /// An empty history; ``reset(members:)`` sizes it for a person.
     public init() {}
 
     /// Clears everything for a new person with `members` stack members, reusing the
@@ -59,6 +65,7 @@ public final class StackHistory {
 
     // MARK: - Written by the engine
 
+    /// Records a donation of `member`'s app (the engine does, before telling the ranking). Not for policies.
     public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
         countsVersion += 1
         lastDonation[m] = time
@@ -67,6 +74,7 @@ public final class StackHistory {
         donationsByWeekdayHour[m * 168 + weekday * 24 + hour] += 1
     }
 
+    /// Records a view's outcome (the engine does, before `observe`). Not for policies.
     public func recordView(top: Int, swipedTo: Int?, tapped: Int?, hour: Int, weekday: Int) {
         timesOnTop[top] += 1
         previousTop = top

@@ -76,6 +76,7 @@ public enum SummaryTable {
         return Comparison.entry(r, pair: p, metric, days: span.days(r.totals[0][p]))
     }
 
+    /// The table for `r`, as `widgetsim run` prints it after a run.
     public static func render(_ r: RunResult) -> String {
         let metrics = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
         let columns = columns(r)

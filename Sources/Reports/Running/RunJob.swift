@@ -3,21 +3,26 @@ import WidgetSimModel
 
 /// What `widgetsim run` asks for beyond the scenario.
 public struct RunOptions: Sendable {
+    /// The folder the reports (or a shard's parts) are written to.
     public var outputFolder: URL
+    /// Worker threads.
     public var threads: Int
     /// Run only this shard: the folder then holds parts for `widgetsim merge`, not reports.
     public var shard: Shard?
     /// Where to write the event trace, if anywhere (forces one thread).
     public var traceFile: URL?
+    /// Whether to write `widget_days.csv`.
     public var widgetDays: Bool = true
     /// Keep the blocks already finished in the folder's `parts/` and run only the rest.
     public var resume: Bool = false
     /// Stop after this many blocks, leaving the run resumable (simulates an interruption).
     public var stopAfterBlocks: Int?
+    /// Called as blocks finish, from worker threads.
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
 
+    /// Options for a run into `outputFolder`; the others keep their defaults.
     public init(outputFolder: URL, threads: Int = 1, shard: Shard? = nil, traceFile: URL? = nil) {
         self.outputFolder = outputFolder
         self.threads = threads
@@ -28,15 +33,21 @@ public struct RunOptions: Sendable {
 
 /// The scenario file and command line behind a run.
 public struct Provenance: Sendable {
+    /// The scenario file's path as given.
     public var scenarioPath = ""
+    /// The scenario file's text, kept in `run.json` so that the run can be repeated.
     public var scenarioText = ""
+    /// Values the command line changed (people, days, seed, …).
     public var overrides = RunOverrides()
+    /// The command line that started the run.
     public var commandLine: [String] = []
     /// The commit the binary was built from.
     public var build = BuildStamp()
+    /// Empty provenance: a run from code, not from a file.
     public init() {}
 }
 
+/// How ``RunJob/execute(_:_:)`` ended.
 public enum RunOutcome: Sendable {
     /// Reports written; the result holds every block.
     case finished(RunResult)
@@ -55,6 +66,8 @@ public enum RunOutcome: Sendable {
 /// renamed into place, and the parts are removed. A run that fails or is interrupted
 /// leaves any earlier report untouched and its finished blocks for `--resume`.
 public enum RunJob {
+    /// Runs `scenario` with `options` and writes its reports (or a shard's parts);
+    /// throws on a scenario that cannot run or a folder that cannot be written.
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
         let started = Date()
         let folder = options.outputFolder

@@ -25,13 +25,17 @@ public struct RunProgress: Sendable {
 
 /// What a run produced: totals per replication and policy pair, and timing.
 public struct RunResult: Sendable {
+    /// The scenario run.
     public var scenario: Scenario
+    /// Every budget × ranking pair, budget-major, as `summary.csv` lists them.
     public var pairs: [PolicyPair]
+    /// Replications run.
     public var replications: Int
     /// `totals[replication][pair]`.
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
+    /// Wall-clock seconds of the run.
     public var wallSeconds: Double
     /// With one replication, each block's totals (`blockTotals[block][pair]`): the
     /// independent groups of people that intervals are computed over. Empty otherwise.
@@ -58,19 +62,24 @@ public struct RunResult: Sendable {
 /// With a `partsFolder`, each finished block is written there (see `PartFiles`) before
 /// it counts as done: an interrupted run loses only the blocks in progress.
 public final class Runner: @unchecked Sendable {
+    /// The scenario whose people are run; its registry makes the policies.
     public let scenario: Scenario
+    /// Worker threads (at least 1).
     public let threads: Int
+    /// The run's people split into blocks, the units threads take and parts record.
     public let plan: BlockPlan
     /// Where finished blocks are written, if anywhere.
     public var partsFolder: URL?
     /// Whether blocks write their `widget_days.csv` rows (needs `partsFolder`).
     public var widgetDays = false
+    /// Called as blocks finish, from worker threads.
     public var onProgress: (@Sendable (RunProgress) -> Void)?
     /// Receives every event; forces one thread.
     public var trace: (any TraceSink)?
     /// Stop taking new blocks once this many have finished (simulates an interruption).
     public var stopAfterBlocks: Int?
 
+    /// A runner for `scenario` on `threads` worker threads.
     public init(scenario: Scenario, threads: Int = 1) {
         self.scenario = scenario
         self.threads = max(1, threads)
@@ -192,8 +201,11 @@ public final class Runner: @unchecked Sendable {
 /// A scenario names a policy its registry does not hold (a scenario built in code
 /// rather than read against that registry).
 public struct UnregisteredPolicy: Error, Sendable, CustomStringConvertible {
+    /// Whether the unknown name is a budget's or a ranking's.
     public var role: PolicyRole
+    /// The name the scenario uses.
     public var name: String
+    /// The message: the role, the name, and where the registry lives.
     public var description: String {
         "\(role) policy `\(name)` is not registered in the scenario's policy registry (`Scenario.policies`)"
     }
