@@ -182,7 +182,7 @@ public final class WorldBuilder {
                 let zone = travelZones[r.uniformInt(travelZones.count)]
                 let stay = max(Double(Milliseconds.hour), r.exponential(mean: Double(travel.meanStayMs)))
                 if t >= Double(end) { break }
-                trips.append((SimTime(t), SimTime(t + stay), zone))
+                trips.append((SimTime(t), CheckedTime.milliseconds(t + stay), zone))
                 t += stay
             }
         }
@@ -233,7 +233,7 @@ public final class WorldBuilder {
                     // Draw always: whether announced, and the latency.
                     let announced = pushDraws.bernoulli(c.pushFraction)
                     let latency = c.pushLatencySigma > 0
-                        ? SimTime(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                        ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
                         : fixedLatency
                     let arrival = t + latency
                     if announced && arrival < end { pushTimes.append(arrival) }
@@ -403,7 +403,7 @@ public final class WorldBuilder {
                 : Double(s.person.sessionMedianMs)
             guard total > 0 else { continue }  // no widget of interest at this hour
             let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
-            let stop = t + max(1, SimTime(length.rounded()))
+            let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
             sessions.append(SessionRecord(
                 start: t, end: stop, widget: Int32(widget), donates: donates,
                 hour: UInt8(hour), weekday: UInt8(weekday)))
@@ -429,7 +429,7 @@ struct StackSums {
             best = max(best, l)
         }
         let all = noInterest + total
-        if all > 0 {
+        if all > 0, all.isFinite {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }

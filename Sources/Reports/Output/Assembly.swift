@@ -39,7 +39,7 @@ public struct Assembly {
     }
 
     /// Writes summary.csv, daily.csv, comparison.csv, widget_days.csv (when the blocks
-    /// have rows) and run.json into `folder`, each atomically.
+    /// have rows) and run.json into `folder`: all of them or, on failure, none.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -58,6 +58,11 @@ public struct Assembly {
         try open("daily.csv").write(ReportWriter.daily(result))
         try open("comparison.csv").write(Comparison.csv([result]))
         try open("run.json").write(record.json())
+        // Every file complete on the disk before the first rename: running out of space
+        // or failing to write leaves the earlier report whole. `run.json` is renamed
+        // last: it marks the report finished.
+        for f in files { try f.finishWriting() }
         for f in files { try f.commit() }
+        OutputFolder.synchronize(folder)
     }
 }
