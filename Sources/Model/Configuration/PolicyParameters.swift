@@ -36,14 +36,14 @@ public enum ParameterKind: Sendable, Hashable {
     /// phone does, and a run would not finish.
     public static let shortestRetryMs: Int64 = Milliseconds.second
 
-    /// Every duration a policy takes is also at most the run's length (checked where
-    /// scenarios are read), and every number and count lies in its kind's range: these
-    /// are the bounds `widgetsim policies` prints.
+    /// Every number and count lies in its kind's range, every duration is at least its
+    /// minimum (and at most about 100 000 years, as every duration a scenario gives):
+    /// these are the bounds `widgetsim policies` prints.
     public var expectation: String {
         switch self {
         case .number(let r): "a number in \(r.lowerBound.trimmed)…\(r.upperBound.trimmed)"
         case .count(let r): "a whole number in \(r.lowerBound)…\(r.upperBound)"
-        case .duration(let m): "a duration with a unit (ms, s, m, h, d) of at least \(DurationText.format(m)), at most the run's length"
+        case .duration(let m): "a duration with a unit (ms, s, m, h, d) of at least \(DurationText.format(m))"
         case .durationOrDrop: "a duration with a unit (ms, s, m, h, d) of at least 1s, or `drop`"
         case .choice(let c): "one of \(c.joined(separator: ", "))"
         case .flag: "true or false"

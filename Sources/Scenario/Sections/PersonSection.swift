@@ -73,7 +73,7 @@ extension ScenarioReader {
                 if read.count == items.count { zones = read }
             }
         }
-        let stay = required("mean_stay", in: f).flatMap { duration($0, f.path("mean_stay"), positive: true) }
+        let stay = required("mean_stay", in: f).flatMap { duration($0, f.path("mean_stay"), positive: true, withinRun: true) }
         guard let trips, let zones, let stay else { return nil }
         return TravelModel(tripsPerDay: trips, zones: zones, meanStayMs: stay)
     }

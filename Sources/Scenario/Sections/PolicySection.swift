@@ -162,8 +162,6 @@ extension ScenarioReader {
             report(problem, at: node, path: path)
             return nil
         }
-        // Every duration a policy takes must fit within the run.
-        if case .duration(let ms) = value { withinRun.append((node, path, ms)) }
         nodes[path] = node
         return value
     }

@@ -211,8 +211,8 @@ extension ScenarioReader {
     func timeline(_ node: Node, _ path: String) -> TimelineSpec? {
         guard let f = fields(node, path, keys: ["horizon", "entry_spacing", "reload"],
                              what: "a timeline mapping") else { return nil }
-        let horizon = required("horizon", in: f).flatMap { duration($0, f.path("horizon"), positive: true) }
-        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true, minimum: Bounds.shortestInterval) }
+        let horizon = required("horizon", in: f).flatMap { duration($0, f.path("horizon"), positive: true, withinRun: true) }
+        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true) }
         let reload = f.read("reload", reloadPolicy)
         guard let horizon, spacing != nil || f["entry_spacing"] == nil, reload != nil || f["reload"] == nil
         else { return nil }
