@@ -35,6 +35,9 @@ struct Merge: ParsableCommand {
                 return s
             }
             let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
+            defer { withExtendedLifetime(lock) {} }
+            OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
@@ -47,6 +50,9 @@ struct Merge: ParsableCommand {
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
+        } catch let error as RunRefusal {
+            printError("widgetsim merge: \(error.description)")
+            throw ExitCode(2)
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -14,6 +14,7 @@ struct Policies: ParsableCommand {
         for d in BudgetPolicies.all { describe(d) }
         print("RANKING POLICIES (scenario key `rankings:`)\n")
         for d in RankingPolicies.all { describe(d) }
+        print("Every duration is at most 100000 days; the bounds of scenario keys are in scenarios/README.md (Bounds).")
     }
 
     func describe<P>(_ d: PolicyDescriptor<P>) {

@@ -231,6 +231,13 @@ func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scen
         printError("widgetsim: \(error)")
         throw ExitCode(2)
     }
+    for (option, value, limit) in [("--people", overrides.people, 10_000_000), ("--days", overrides.days, 100_000),
+                                   ("--replications", overrides.replications, 10_000)] {
+        if let value, value > limit {
+            printError("widgetsim: \(option) must be at most \(limit), got \(value)")
+            throw ExitCode(2)
+        }
+    }
     if let seed = overrides.seed, seed > UInt64(Int64.max) {
         printError("widgetsim: --seed must be a whole number in 0…\(Int64.max), got \(seed)")
         throw ExitCode(2)
