@@ -16,7 +16,13 @@ public enum OutputFolder {
     public final class Lock: @unchecked Sendable {
         let descriptor: Int32
         init(descriptor: Int32) { self.descriptor = descriptor }
-        deinit { close(descriptor) }
+        deinit {
+            // Unlocked explicitly: a child process started meanwhile may share the
+            // open file (before its exec closes it), and closing ours alone would then
+            // leave the folder locked.
+            _ = flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
     }
 
     /// Makes `folder` (and its parents) and takes its lock; refuses when another process
