@@ -74,9 +74,18 @@ public enum RunGuard {
             shares.append(Share(amount: 2 * t.tripsPerDay * (1 + w), path: "person.travel.trips_per_day",
                                 what: "\(format(t.tripsPerDay)) trips a day, each reloading every widget twice"))
         }
+        if let standBy = p.standBy {
+            let hours = Double(standBy.medianMs) * exp(standBy.sigma * standBy.sigma / 2) / Double(Milliseconds.hour)
+            shares.append(Share(amount: standBy.viewsPerHour * min(24, hours) + 2, path: "person.standby.views_per_hour",
+                                what: "\(format(standBy.viewsPerHour)) StandBy views an hour"))
+        }
         for (i, spec) in s.widgets.enumerated() {
             let path = "widgets[\(i)]"
             let c = spec.content
+            if let audio = spec.audioSessions {
+                shares.append(Share(amount: 2 * audio.perDay, path: path + ".audio_sessions.per_day",
+                                    what: "\(format(audio.perDay)) audio sessions a day"))
+            }
             if c.randomPerDay > 0 {
                 shares.append(Share(amount: c.randomPerDay * (1 + 2 * c.pushFraction), path: path + ".content.random_per_day",
                                     what: "\(format(c.randomPerDay)) changes a day"))
@@ -129,8 +138,16 @@ public enum RunGuard {
                     * (Double(s.widgets.count * WidgetCounter.count + PersonCounter.count) * 8),
                   path: "days", what: "counters of \(s.widgets.count) widgets × \(s.days) days × \(s.policyPairs.count) policy pairs"),
         ]
+        if let standBy = p.standBy {
+            shares.append(Share(amount: days * standBy.viewsPerHour * 24 * view, path: "person.standby.views_per_hour",
+                                what: "\(format(standBy.viewsPerHour)) StandBy views an hour × \(s.days) days"))
+        }
         for (i, spec) in s.widgets.enumerated() {
             let c = spec.content
+            if let audio = spec.audioSessions {
+                shares.append(Share(amount: days * audio.perDay * 2 * moment, path: "widgets[\(i)].audio_sessions.per_day",
+                                    what: "\(format(audio.perDay)) audio sessions a day × \(s.days) days"))
+            }
             if c.randomPerDay > 0 {
                 shares.append(Share(amount: days * c.randomPerDay * (2 * moment + 16), path: "widgets[\(i)].content.random_per_day",
                                     what: "\(format(c.randomPerDay)) changes a day × \(s.days) days"))

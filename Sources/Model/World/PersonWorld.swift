@@ -538,7 +538,7 @@ extension WorldBuilder {
             let nominal = midnight + SimTime((model.startHour * Double(Milliseconds.hour)).rounded())
                 - model.spreadMs / 2 + SimTime((shift * Double(model.spreadMs)).rounded(.down))
             let start = max(previousEnd, nominal)
-            let stop = min(end, nominal + max(1, SimTime(length.rounded())))
+            let stop = min(end, nominal + max(1, CheckedTime.milliseconds(length.rounded())))
             guard start < stop else { continue }
             if let last = w.standByEnds.last, last >= start {
                 w.standByEnds[w.standByEnds.count - 1] = stop  // runs into the next night's: one period
@@ -568,7 +568,7 @@ extension WorldBuilder {
                 let length = model.sigma > 0
                     ? r.logNormal(median: Double(model.medianMs), sigma: model.sigma)
                     : Double(model.medianMs)
-                let stop = t + max(1, SimTime(length.rounded()))
+                let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
                 w.audioStarts.append(WidgetMoment(time: t, widget: Int32(i)))
                 if stop < end { w.audioEnds.append(WidgetMoment(time: stop, widget: Int32(i))) }
             }

@@ -58,6 +58,12 @@ enum Bounds {
     static let scheduledPerDay = NumberRule.nonNegative(atMost: 1_000)
     /// `environment_changes_per_day`: each forces a reload of every widget.
     static let environmentChangesPerDay = NumberRule.nonNegative(atMost: 100)
+    /// `audio_sessions.per_day`: each session is two events and a stored span.
+    static let audioSessionsPerDay = NumberRule.positive(atMost: 1_000)
+    /// `standby.views_per_hour`: each is an event and a stored view.
+    static let standByViewsPerHour = NumberRule.nonNegative(atMost: 600)
+    /// A donated configuration's `weight` (only ratios matter).
+    static let donationWeight = NumberRule.positive(atMost: 1e6)
     /// `trips_per_day`: each trip is two changes of zone, each a reload of every widget.
     static let tripsPerDay = NumberRule.positive(atMost: 10)
 

@@ -60,7 +60,7 @@ extension ScenarioReader {
         if let node = f["length"] {
             (model.medianMs, model.sigma) = logNormal(node, f.path("length"), defaults: (model.medianMs, model.sigma))
         }
-        if let v = f.read("views_per_hour", { number($0, $1, .nonNegative) }) { model.viewsPerHour = v }
+        if let v = f.read("views_per_hour", { number($0, $1, Bounds.standByViewsPerHour) }) { model.viewsPerHour = v }
         return issues.count == before ? model : nil
     }
 

@@ -142,7 +142,7 @@ extension ScenarioReader {
             guard let f = fields(item, itemPath, keys: ["configuration", "weight"], what: "{configuration, weight}")
             else { return nil }
             let configuration = required("configuration", in: f).flatMap { self.configuration($0, f.path("configuration")) }
-            let weight = f.read("weight") { number($0, $1, .positive) }
+            let weight = f.read("weight") { number($0, $1, Bounds.donationWeight) }
             guard let configuration, weight != nil || f["weight"] == nil else { return nil }
             return DonatedConfiguration(configuration, weight: weight ?? 1)
         }
@@ -153,7 +153,7 @@ extension ScenarioReader {
     func audioSessions(_ node: Node, _ path: String) -> AudioSessionModel? {
         guard let f = fields(node, path, keys: ["per_day", "profile", "length"], what: "{per_day, profile, length}")
         else { return nil }
-        guard let perDay = required("per_day", in: f).flatMap({ number($0, f.path("per_day"), .positive) }) else {
+        guard let perDay = required("per_day", in: f).flatMap({ number($0, f.path("per_day"), Bounds.audioSessionsPerDay) }) else {
             return nil
         }
         var model = AudioSessionModel(perDay: perDay)
