@@ -88,7 +88,7 @@ import Testing
         }
         let keep = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: keep) }
-        let r = try run(["scripts/fuzz", "--count", "200", "--seed", "2026", "--jobs", "4",
+        let r = try run(["scripts/fuzz", "--count", "300", "--seed", "2026", "--jobs", "4",
                          "--binary", binary, "--keep", keep.path], program: "/usr/bin/python3")
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.contains("validate crash                     0"), "\(r.output)")
