@@ -102,6 +102,7 @@ enum Bounds {
     static let peaks = 24
     static let travelZones = 100
     static let configurationEntries = 64
+    static let relevanceLevels = 100
 
     // MARK: Durations
 
