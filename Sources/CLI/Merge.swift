@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WidgetSimModel
+import WidgetSimReportPage
 import WidgetSimReports
 import WidgetSimScenario
 
@@ -26,6 +27,9 @@ struct Merge: ParsableCommand {
     @Flag(help: "Print no summary table.")
     var quiet = false
 
+    @Flag(help: "Skip report.html and report/.")
+    var noReport = false
+
     func run() throws {
         let started = Date()
         do {
@@ -50,6 +54,7 @@ struct Merge: ParsableCommand {
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
+            if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
         } catch let error as RunRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -22,7 +22,7 @@ struct WidgetSim: ParsableCommand {
 
         The scenario format is documented in scenarios/README.md.
         """,
-        subcommands: [Run.self, Batch.self, Merge.self, Validate.self, Policies.self])
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Validate.self, Policies.self])
 }
 
 /// Loads a scenario or exits with status 2 after printing every problem found.
