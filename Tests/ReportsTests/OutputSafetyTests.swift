@@ -119,7 +119,7 @@ import WidgetSimScenario
         try "mine".write(to: folder.appendingPathComponent(".notes"), atomically: false, encoding: .utf8)
         _ = try RunJob.execute(try tiny(), try options(folder))
         let names = Set(try fm.contentsOfDirectory(atPath: folder.path))
-        #expect(names == [".notes", OutputFolder.lockName, "summary.csv", "daily.csv", "comparison.csv", "run.json"])
+        #expect(names == [".notes", OutputFolder.lockName, "summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "run.json"])
     }
 
     @Test func aKillBeforeThePartsAreRemovedLeavesAResumableFolder() throws {

@@ -38,8 +38,8 @@ public struct Assembly {
         return Assembly(result: result, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
-    /// Writes summary.csv, daily.csv, comparison.csv, widget_days.csv (when the blocks
-    /// have rows) and run.json into `folder`: all of them or, on failure, none.
+    /// Writes summary.csv, daily.csv, comparison.csv, reasons.csv, widget_days.csv (when
+    /// the blocks have rows) and run.json into `folder`: all of them or, on failure, none.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -57,6 +57,7 @@ public struct Assembly {
         try open("summary.csv").write(ReportWriter.summary(result))
         try open("daily.csv").write(ReportWriter.daily(result))
         try open("comparison.csv").write(Comparison.csv([result]))
+        try open("reasons.csv").write(ReasonsReport.csv(result))
         try open("run.json").write(record.json())
         // Every file complete on the disk before the first rename: running out of space
         // or failing to write leaves the earlier report whole. `run.json` is renamed

@@ -113,7 +113,12 @@ public final class Runner: @unchecked Sendable {
                             ranking: RankingPolicies.named(r.name)!.make(r.parameters))
                     }
                 }
-                if let trace = self.trace { engines.forEach { $0.trace = trace } }
+                if let trace = self.trace {
+                    for (engine, pair) in zip(engines, pairs) {
+                        engine.trace = trace
+                        engine.tracePair = pair
+                    }
+                }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
                 var seconds = Array(repeating: 0.0, count: pairs.count)
                 while true {
