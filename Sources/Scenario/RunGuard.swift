@@ -86,6 +86,13 @@ public enum RunGuard {
                 shares.append(Share(amount: 2 * audio.perDay, path: path + ".audio_sessions.per_day",
                                     what: "\(format(audio.perDay)) audio sessions a day"))
             }
+            if let period = c.periodicMs, period > 0 {
+                // Entries are walked one by one as views ask: one per change, at most
+                // one per entry spacing.
+                let ms = max(period, spec.timeline.entrySpacingMs)
+                shares.append(Share(amount: dayMs / Double(ms), path: path + ".content.periodic",
+                                    what: "a timeline entry every \(DurationText.format(ms))"))
+            }
             if c.randomPerDay > 0 {
                 shares.append(Share(amount: c.randomPerDay * (1 + 2 * c.pushFraction), path: path + ".content.random_per_day",
                                     what: "\(format(c.randomPerDay)) changes a day"))
@@ -95,8 +102,11 @@ public enum RunGuard {
                 shares.append(Share(amount: dayMs / Double(max(ms, 1)), path: path + ".timeline.reload.after",
                                     what: "a reload every \(DurationText.format(ms))"))
             case .atEnd:
-                shares.append(Share(amount: dayMs / Double(max(spec.timeline.horizonMs, 1)), path: path + ".timeline.horizon",
-                                    what: "a reload every \(DurationText.format(spec.timeline.horizonMs))"))
+                // Asked again at the last entry, but no sooner than the spacing: a
+                // timeline of one entry asks again every spacing.
+                let ms = spec.timeline.entrySpacingMs
+                shares.append(Share(amount: dayMs / Double(max(ms, 1)), path: path + ".timeline.entry_spacing",
+                                    what: "a timeline request every \(DurationText.format(ms)) at the timeline's end"))
             case .never:
                 break
             }

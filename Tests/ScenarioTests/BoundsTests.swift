@@ -62,6 +62,25 @@ import WidgetSimModel
         ])
     }
 
+    /// An entry spacing of a millisecond made a widget reloading at its timeline's end
+    /// ask again every millisecond: a run that did not finish.
+    @Test func millisecondEntrySpacingIsRefused() throws {
+        #expect(problems(minimal(replacing: 10, with: "    timeline: {horizon: 6h, entry_spacing: 1ms}")) == [
+            "test.yaml:10:44: widgets[0].timeline.entry_spacing: must be at least 1s, got 1ms",
+        ])
+        #expect(try parse(minimal(replacing: 10, with: "    timeline: {horizon: 6h, entry_spacing: 1s}"))
+            .widgets[0].timeline.entrySpacingMs == 1_000)
+    }
+
+    /// Each session's donation walks the widget's configurations.
+    @Test func donatedConfigurationsAreCounted() {
+        let many = (0 ... 100).map { "{configuration: {n: \"\($0)\"}}" }
+        let issues = problems(minimal(inserting: "    donated_configurations: [\(many.joined(separator: ", "))]", after: 10))
+        #expect(issues == [
+            "test.yaml:11:29: widgets[0].donated_configurations: must list at most 100 configurations, got 101",
+        ])
+    }
+
     @Test func aFiveMillionCharacterNameIsRefusedQuicklyAndShortly() {
         let start = threadSeconds()
         let issues = problems(minimal(replacing: 1, with: "name: " + String(repeating: "a", count: 5_000_000)))
@@ -210,6 +229,41 @@ import WidgetSimModel
         #expect(issue.hasPrefix("test.yaml:10:45: widgets[0].timeline.reload.after: the scenario would simulate about 2,592,250 events per person-day (limit 2,000,000)"), "\(issue)")
         #expect(issue.contains("events per person-day (limit 2,000,000)"))
         #expect(issue.contains("widgets[0].timeline.reload.after (a reload every 1s)"))
+    }
+
+    /// A widget reloading at its timeline's end asks again one entry spacing after a
+    /// reload when its timeline has a single entry: 30 such widgets spaced 1s apart ask
+    /// 2.6 million times a person-day.
+    @Test func theGuardCountsTimelineRequestsAtTheEntrySpacing() {
+        var lines = Array(minimalLines[0 ..< 6]) + ["widgets:"]
+        for i in 0 ..< 30 {
+            lines += ["  - id: w\(i)", "    interest: {base: 0.3}", "    timeline: {horizon: 6h, entry_spacing: 1s}"]
+        }
+        lines += ["stack: {members: [w0]}", "budgets: [unlimited]", "rankings: [static]"]
+        let issues = problems(lines.joined(separator: "\n") + "\n")
+        #expect(issues.count == 1, "\(issues)")
+        let issue = issues.first ?? ""
+        #expect(issue.hasPrefix("test.yaml:10:44: widgets[0].timeline.entry_spacing: the scenario would simulate about 2,592,250 events per person-day"), "\(issue)")
+        #expect(issue.contains("widgets[0].timeline.entry_spacing (a timeline request every 1s at the timeline's end)"), "\(issue)")
+    }
+
+    /// Timeline entries are walked one by one as views ask for them: a change every
+    /// second, entries a second apart, is 86,400 entries a widget-day.
+    @Test func theGuardCountsTimelineEntriesOfPeriodicContent() {
+        var lines = Array(minimalLines[0 ..< 6]) + ["widgets:"]
+        for i in 0 ..< 30 {
+            lines += ["  - id: w\(i)", "    interest: {base: 0.3}",
+                      "    timeline: {horizon: 6h, entry_spacing: 1s, reload: {after: 6h}}", "    content: {periodic: 1s}"]
+        }
+        lines += ["stack: {members: [w0]}", "budgets: [unlimited]", "rankings: [static]"]
+        let issues = problems(lines.joined(separator: "\n") + "\n")
+        #expect(issues.count == 1, "\(issues)")
+        let issue = issues.first ?? ""
+        #expect(issue.hasPrefix("test.yaml:11:25: widgets[0].content.periodic: the scenario would simulate about 2,592,"), "\(issue)")
+        #expect(issue.contains("widgets[0].content.periodic (a timeline entry every 1s)"), "\(issue)")
+        // Entries 5 minutes apart (the default spacing) coalesce the changes: it runs.
+        let spaced = lines.joined(separator: "\n").replacingOccurrences(of: "entry_spacing: 1s, ", with: "")
+        #expect((try? parse(spaced + "\n")).map { RunGuard.check($0).isEmpty } == true)
     }
 
     @Test func theGuardRefusesTooMuchMemoryNamingTheValues() {

@@ -102,11 +102,13 @@ enum Bounds {
     static let peaks = 24
     static let travelZones = 100
     static let configurationEntries = 64
+    /// `donated_configurations` of a widget: each session's donation walks them.
+    static let donatedConfigurations = 100
     static let relevanceLevels = 100
 
     // MARK: Durations
 
-    /// Retries, intervals and `after` delays: shorter ones would schedule events faster
+    /// Retries, intervals, `after` delays and `entry_spacing`: shorter ones would schedule events faster
     /// than anything a phone does, and a run would not finish.
     static let shortestInterval = Milliseconds.second
 

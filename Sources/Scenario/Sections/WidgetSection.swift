@@ -139,6 +139,10 @@ extension ScenarioReader {
             report("must list at least one configuration", at: node, path: path)
             return nil
         }
+        if items.count > Bounds.donatedConfigurations {
+            report("must list at most \(Bounds.donatedConfigurations) configurations, got \(items.count)", at: node, path: path)
+            return nil
+        }
         let read: [DonatedConfiguration] = items.enumerated().compactMap { i, item in
             let itemPath = path.appending(index: i)
             guard let f = fields(item, itemPath, keys: ["configuration", "weight"], what: "{configuration, weight}")
@@ -255,7 +259,7 @@ extension ScenarioReader {
         guard let f = fields(node, path, keys: ["horizon", "entry_spacing", "reload"],
                              what: "a timeline mapping") else { return nil }
         let horizon = required("horizon", in: f).flatMap { duration($0, f.path("horizon"), positive: true, withinRun: true) }
-        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true) }
+        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true, minimum: Bounds.shortestInterval) }
         let reload = f.read("reload", reloadPolicy)
         guard let horizon, spacing != nil || f["entry_spacing"] == nil, reload != nil || f["reload"] == nil
         else { return nil }
