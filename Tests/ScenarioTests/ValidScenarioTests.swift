@@ -60,7 +60,7 @@ import WidgetSimSampling
         #expect(w.interest.weekday == [1, 1, 1, 1, 1, 0.5, 0])
         #expect(w.interest.afterPush == Burst(factor: 3, beforeMs: 0, afterMs: 1_800_000))
         #expect(w.interest.aroundScheduled == Burst(factor: 4, beforeMs: 900_000, afterMs: 3_600_000))
-        #expect(w.timeline == TimelineSpec(horizonMs: 21_600_000, entrySpacingMs: 250, reload: .after(90_000)))
+        #expect(w.timeline == TimelineSpec(horizonMs: 21_600_000, entrySpacingMs: 1500, reload: .after(90_000)))
         #expect(w.content.periodicMs == 3_600_000)
         #expect(w.content.scheduledPerDay == 4)
         #expect(w.content.scheduledProfile == HourProfile.flat)
