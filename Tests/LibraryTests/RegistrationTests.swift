@@ -174,11 +174,37 @@ struct RegistrationTests {
         #expect(unknown.first?.hasPrefix("custom.yaml:17:5: budgets[1]: unknown budget policy `refuse_all`") == true)
     }
 
+    @Test("the guard before a run counts the retries of a registered budget as it does a built-in's")
+    func guardCountsRegisteredRetries() throws {
+        let registry = try PolicyRegistry.builtIn.adding(budgets: [budget("retrying", RefusalRule.parameters)])
+        var lines = ["name: retries", "seed: 1", "days: 1", "people: 1", "start: 2026-03-02", "time_zone: UTC", "widgets:"]
+        for i in 0 ..< 30 {
+            lines += ["  - id: w\(i)", "    interest: {base: 0.3}", "    timeline: {horizon: 6h, reload: {after: 6h}}"]
+        }
+        lines += ["stack: {members: [w0]}", "budgets: [{policy: POLICY, timeline_retry: 1s, background_retry: 1s}]",
+                  "rankings: [static]"]
+        func issues(_ policy: String) -> [String] {
+            let yaml = lines.joined(separator: "\n").replacingOccurrences(of: "POLICY", with: policy) + "\n"
+            do {
+                _ = try ScenarioLoader.parse(yaml: yaml, file: "retries.yaml", policies: registry)
+                return []
+            } catch {
+                return error.issues.map(\.description)
+            }
+        }
+        // 2 × 30 widgets × 86,400 retries a day: beyond the limit of events per person-day.
+        let builtIn = issues("daily_quota"), registered = issues("retrying")
+        #expect(builtIn.count == 1 && builtIn.first?.contains("budgets[0] (timeline_retry 1s, background_retry 1s for 30 widgets)") == true,
+                "\(builtIn)")
+        #expect(registered == builtIn)
+    }
+
     @Test("registered policies run: the budget and ranking decide what happens")
     func registeredPoliciesRun() throws {
         let registry = try PolicyRegistry.builtIn.adding(budgets: [RefuseAllBudget.descriptor],
                                                          rankings: [ReversedRanking.descriptor])
-        let s = try ScenarioLoader.parse(yaml: Self.yaml.replacingOccurrences(of: "SHIFT", with: "0"),
+        // `reversed` named alone: its parameter `shift` is left at its default.
+        let s = try ScenarioLoader.parse(yaml: Self.yaml.replacingOccurrences(of: "{policy: reversed, shift: SHIFT}", with: "reversed"),
                                          file: "custom.yaml", policies: registry)
         let result = try Runner(scenario: s).run()
         func charged(_ budget: String) -> Int64 {
@@ -204,6 +230,12 @@ struct RegistrationTests {
         }
         let summary = try String(contentsOf: folder.appendingPathComponent("summary.csv"), encoding: .utf8)
         #expect(summary.split(separator: "\n").filter { $0.contains(",refuse_all,reversed,") }.count == 1)
+        // run.json records each policy with every parameter, defaults included, from the
+        // scenario's registry.
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("run.json")))
+        let rankings = try #require((record as? [String: Any])?["rankings"] as? [[String: Any]])
+        let reversed = try #require(rankings.first { $0["policy"] as? String == "reversed" })
+        #expect((reversed["parameters"] as? [String: Any])?.keys.sorted() == ["shift"], "\(reversed)")
         let written = try ReportPage.build(in: folder)
         let page = try String(contentsOf: written.page, encoding: .utf8)
         #expect(page.contains("refuse_all") && page.contains("reversed"))

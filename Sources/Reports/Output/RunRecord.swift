@@ -113,10 +113,10 @@ public struct RunRecord: Codable, Sendable {
             measuredDays: s.days - s.warmupDays, generator: s.generator.rawValue,
             baseline: PairInfo(budget: s.baseline.budget, ranking: s.baseline.ranking))
         budgets = s.budgets.map { c in
-            Self.policy(c, BudgetPolicies.named(c.name).map { ($0.parameters, $0.unofficial) })
+            Self.policy(c, s.policies.budget(named: c.name).map { ($0.parameters, $0.unofficial) })
         }
         rankings = s.rankings.map { c in
-            Self.policy(c, RankingPolicies.named(c.name).map { ($0.parameters, $0.unofficial) })
+            Self.policy(c, s.policies.ranking(named: c.name).map { ($0.parameters, $0.unofficial) })
         }
         overrides = provenance.overrides
         self.threads = threads
