@@ -32,7 +32,8 @@ public struct Provenance: Sendable {
     public var scenarioText = ""
     public var overrides = RunOverrides()
     public var commandLine: [String] = []
-    public var gitCommit: String?
+    /// The commit the binary was built from.
+    public var build = BuildStamp()
     public init() {}
 }
 
@@ -77,7 +78,7 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, pairs: scenario.policyPairs.count > 1)
+            trace = try TraceWriter(file: file, scenario: scenario)
             runner.trace = trace
         }
         defer { trace?.abandon() }
@@ -93,7 +94,7 @@ public enum RunJob {
         assembled.result.wallSeconds = result.wallSeconds
         let record = RunRecord(
             scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), wallSeconds: result.wallSeconds)
+            shards: nil, started: started, finished: Date(), result: assembled.result)
         try assembled.write(to: folder, record: record)
         try? FileManager.default.removeItem(at: parts)
         return .finished(assembled.result)
