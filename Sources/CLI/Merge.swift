@@ -29,12 +29,9 @@ struct Merge: ParsableCommand {
     func run() throws {
         let started = Date()
         do {
-            let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
-                try m.overrides.apply(to: &s)
-                return s
-            }
-            let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
+            let scenario = study.first
+            let assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
@@ -43,9 +40,9 @@ struct Merge: ParsableCommand {
             provenance.gitCommit = GitCommit.ofThisProgram()
             let record = RunRecord(
                 scenario: scenario, manifest: first, provenance: provenance, threads: nil,
-                shards: folders.count, started: started, finished: Date(), wallSeconds: 0)
+                shards: folders.count, started: started, finished: Date(), wallSeconds: 0, study: study)
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
-            if !quiet { print(SummaryTable.render(assembled.result)) }
+            if !quiet { assembled.results.forEach { print(SummaryTable.render($0)) } }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")

@@ -39,6 +39,8 @@ struct Run: ParsableCommand {
 
     @OptionGroup var overrides: OverrideOptions
 
+    @OptionGroup var study: StudyOptions
+
     @Option(help: "Worker threads (default: every core).")
     var threads: Int?
 
@@ -65,7 +67,12 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let (s, provenance) = try prepareScenario(scenario, overrides)
+        let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
+        if self.study.listPoints {
+            print(pointsTable(study), terminator: "")
+            return
+        }
+        let s = study.first
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
             outputFolder: folder,
@@ -79,9 +86,9 @@ struct Run: ParsableCommand {
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
-        let outcome: RunOutcome
+        let outcome: StudyOutcome
         do {
-            outcome = try RunJob.execute(s, options)
+            outcome = try RunJob.execute(study, options)
         } catch {
             progress?.finish()
             printError("widgetsim: \(error)")
@@ -90,7 +97,12 @@ struct Run: ParsableCommand {
         progress?.finish()
         switch outcome {
         case .finished(let result):
-            print(SummaryTable.render(result))
+            for (point, r) in zip(study.points, result.results) {
+                if study.isStudy {
+                    print("point \(point.number): " + zip(study.parameters, point.values).map { "\($0) = \($1)" }.joined(separator: ", "))
+                }
+                print(SummaryTable.render(r))
+            }
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
         case .shardWritten(let blocks, let result):
@@ -180,7 +192,8 @@ final class ProgressLine: @unchecked Sendable {
         lastDraw = p.elapsedSeconds
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
-        let text = String(format: "\r%d/%d units, %.2f M events/s, %.0f s left   ", p.unitsDone, p.unitsTotal, rate / 1e6, left)
+        let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
+        let text = String(format: "\r%@%d/%d units, %.2f M events/s, %.0f s left   ", point, p.unitsDone, p.unitsTotal, rate / 1e6, left)
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }
@@ -199,10 +212,18 @@ struct RunStatistics {
     let seconds: Double
     let peakMB: Double
 
+    init(_ r: StudyResult) {
+        self.init(events: r.events, personDays: r.personDays, seconds: r.wallSeconds)
+    }
+
     init(_ r: RunResult) {
-        events = r.events
-        personDays = r.personDays
-        seconds = r.wallSeconds
+        self.init(events: r.events, personDays: r.personDays, seconds: r.wallSeconds)
+    }
+
+    init(events: Int64, personDays: Int, seconds: Double) {
+        self.events = events
+        self.personDays = personDays
+        self.seconds = seconds
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         peakMB = Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes

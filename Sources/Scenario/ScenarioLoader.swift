@@ -22,31 +22,12 @@ public enum ScenarioLoader {
         try parse(yaml: try read(path: path), file: path, budgets: budgets, rankings: rankings)
     }
 
-    /// Parses against the given policy catalogs (tests pass their own).
+    /// Parses against the given policy catalogs (tests pass their own). A file with a
+    /// `study:` gives its first point (every study value checked).
     static func parse(yaml: String, file: String, budgets: PolicyCatalog, rankings: PolicyCatalog)
         throws(ScenarioErrors) -> Scenario
     {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch {
-            throw ScenarioErrors(issues: [SyntaxIssue.issue(for: error, file: file, yaml: yaml)])
-        }
-        let reader = ScenarioReader(file: file)
-        guard let root, !ScenarioReader.isNull(root) else {
-            reader.report("the file is empty: a scenario needs at least name, seed, days, people, start, "
-                          + "time_zone, widgets, budgets and rankings", line: 1, column: 1, path: "")
-            throw ScenarioErrors(issues: reader.issues)
-        }
-        let scenario = reader.scenario(root, budgets: budgets, rankings: rankings)
-        guard let scenario, reader.issues.isEmpty else {
-            // In file order; issues at one place keep the order they were found in.
-            let sorted = reader.issues.enumerated()
-                .sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }
-                .map(\.element)
-            throw ScenarioErrors(issues: sorted.isEmpty ? [Self.internalIssue(file)] : sorted)
-        }
-        return scenario
+        try study(yaml: yaml, file: file, StudyRequest(point: 0), budgets: budgets, rankings: rankings).points[0].scenario
     }
 
     /// Never expected: the reader refused a file without saying why.

@@ -88,6 +88,26 @@ public enum Comparison {
         return Entry(value: Estimate(xs.compactMap { $0 }), difference: Estimate(diffs))
     }
 
+    /// The header of a study's `comparison.csv`: the study columns follow the pairs'.
+    public static func header(_ study: Study) -> [String] {
+        let at = header.firstIndex(of: "metric")!
+        return Array(header[..<at]) + ReportWriter.studyColumns(study) + Array(header[at...])
+    }
+
+    /// `comparison.csv` of a study: each point's rows (its pairs against its own
+    /// baseline pair), in point order.
+    public static func csv(_ results: [RunResult], study: Study) -> String {
+        var out = CSV.row(header(study))
+        for (k, r) in results.enumerated() {
+            let fields = ReportWriter.studyFields(study, point: k)
+            for var row in rows(r) {
+                row.insert(contentsOf: fields, at: 5)
+                out += CSV.row(row)
+            }
+        }
+        return out
+    }
+
     /// One row per pair × metric, pairs in run order, metrics in `Metrics.all` order.
     public static func rows(_ r: RunResult) -> [[String]] {
         let s = r.scenario

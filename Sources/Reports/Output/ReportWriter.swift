@@ -17,16 +17,41 @@ public enum ReportWriter {
     /// Columns that measure this machine, not the model: they differ between runs.
     public static let wallClockColumns = ["pair_seconds", "wall_seconds", "events_per_second"]
 
-    public static func summaryHeader() -> [String] {
-        identityColumns + ["people", "days", "warmup_days"] + Metrics.all.map(\.name) + wallClockColumns
+    /// The columns a study adds to every row, after the identity columns: `point` and
+    /// one per study parameter, named by its path. None for a plain run.
+    public static func studyColumns(_ study: Study) -> [String] {
+        study.isStudy ? ["point"] + study.parameters : []
+    }
+
+    /// Point `index`'s values of `studyColumns` (its number, then each parameter's value).
+    public static func studyFields(_ study: Study, point index: Int) -> [String] {
+        study.isStudy ? [String(study.points[index].number)] + study.points[index].values : []
+    }
+
+    public static func summaryHeader(_ study: Study? = nil) -> [String] {
+        identityColumns + (study.map(studyColumns) ?? []) + ["people", "days", "warmup_days"]
+            + Metrics.all.map(\.name) + wallClockColumns
     }
 
     public static func summary(_ r: RunResult) -> String {
-        var out = CSV.row(summaryHeader())
+        summary([r], study: Study(single: r.scenario))
+    }
+
+    /// `summary.csv` of a study: every point's rows in point order.
+    public static func summary(_ results: [RunResult], study: Study) -> String {
+        var out = CSV.row(summaryHeader(study))
+        for (k, r) in results.enumerated() {
+            out += summaryRows(r, study: studyFields(study, point: k))
+        }
+        return out
+    }
+
+    static func summaryRows(_ r: RunResult, study: [String]) -> String {
+        var out = ""
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
-                var fields = identity(r.scenario, pair, rep)
+                var fields = identity(r.scenario, pair, rep) + study
                 fields += [String(t.people), String(r.scenario.days), String(r.scenario.warmupDays)]
                 fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), kind: $0.kind) }
                 let events = Double(t.sum(.events, days: 0 ..< t.days))
@@ -40,12 +65,25 @@ public enum ReportWriter {
     }
 
     public static func daily(_ r: RunResult) -> String {
-        var out = CSV.row(identityColumns + ["day", "warmup"] + Metrics.all.map(\.name))
+        daily([r], study: Study(single: r.scenario))
+    }
+
+    /// `daily.csv` of a study: every point's rows in point order.
+    public static func daily(_ results: [RunResult], study: Study) -> String {
+        var out = CSV.row(identityColumns + studyColumns(study) + ["day", "warmup"] + Metrics.all.map(\.name))
+        for (k, r) in results.enumerated() {
+            out += dailyRows(r, study: studyFields(study, point: k))
+        }
+        return out
+    }
+
+    static func dailyRows(_ r: RunResult, study: [String]) -> String {
+        var out = ""
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
                 for day in 0 ..< t.days {
-                    var fields = identity(r.scenario, pair, rep)
+                    var fields = identity(r.scenario, pair, rep) + study
                     fields += [String(day), day < t.warmupDays ? "1" : "0"]
                     fields += Metrics.all.map { CSV.number($0.compute(t, day ..< day + 1), kind: $0.kind) }
                     out += CSV.row(fields)
@@ -59,18 +97,23 @@ public enum ReportWriter {
         [s.name, pair.budget, pair.ranking, String(rep), String(s.seed)]
     }
 
-    public static func widgetDaysHeader() -> String {
-        CSV.row(identityColumns + ["person", "day", "widget"] + WidgetCounter.allCases.map(\.column))
+    public static func widgetDaysHeader(_ study: Study? = nil) -> String {
+        CSV.row(identityColumns + (study.map(studyColumns) ?? []) + ["person", "day", "widget"]
+                + WidgetCounter.allCases.map(\.column))
     }
 
-    /// The `widget_days.csv` rows of one person under one pair.
-    public static func widgetDayRows(_ s: Scenario, pairs: [PolicyPair]) -> @Sendable (Int, Int, Int, PersonCounts) -> String {
+    /// The `widget_days.csv` rows of one person under one pair; `study` holds the point's
+    /// `studyFields`.
+    public static func widgetDayRows(_ s: Scenario, pairs: [PolicyPair], study: [String] = [])
+        -> @Sendable (Int, Int, Int, PersonCounts) -> String
+    {
         let ids = s.widgets.map { CSV.field($0.id) }
         let prefixes = pairs.map { CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + "," }
         let seed = String(s.seed)
+        let point = study.map { "," + CSV.field($0) }.joined()
         return { rep, person, pair, counts in
             var out = ""
-            let head = prefixes[pair] + String(rep) + "," + seed + "," + String(person) + ","
+            let head = prefixes[pair] + String(rep) + "," + seed + point + "," + String(person) + ","
             for day in 0 ..< counts.days {
                 for w in 0 ..< counts.widgets {
                     out += head

@@ -12,9 +12,11 @@ public struct RunRecord: Sendable {
     var started: Date
     var finished: Date
     var wallSeconds: Double
+    var study: Study?
 
     public init(scenario: Scenario, manifest: RunManifest, provenance: Provenance, threads: Int?,
-                shards: Int?, started: Date, finished: Date, wallSeconds: Double) {
+                shards: Int?, started: Date, finished: Date, wallSeconds: Double, study: Study? = nil) {
+        self.study = study
         self.scenario = scenario
         self.manifest = manifest
         self.provenance = provenance
@@ -49,7 +51,7 @@ public struct RunRecord: Sendable {
     public func json() -> String {
         let iso = ISO8601DateFormatter()
         let s = scenario
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "widgetsim_version": WidgetSimVersion.current,
             "git_commit": provenance.gitCommit ?? NSNull(),
             "command_line": provenance.commandLine,
@@ -75,6 +77,14 @@ public struct RunRecord: Sendable {
             "finished": iso.string(from: finished),
             "wall_seconds": wallSeconds,
         ]
+        if let study, study.isStudy {
+            object["study"] = [
+                "parameters": study.parameters,
+                "points": study.totalPoints,
+                "points_run": study.points.map(\.number),
+                "baseline_point": study.baselinePoint,
+            ] as [String: Any]
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
     }
