@@ -42,9 +42,15 @@ struct Batch: ParsableCommand {
     func run() throws {
         let files = try expand(inputs)
         var prepared: [(Scenario, Provenance)] = []
+        var studies: [Study] = []
         var failed = false
+        let noStudyOptions = try StudyOptions.parse([])
         for file in files {
-            do { prepared.append(try prepareScenario(file, overrides)) } catch { failed = true }
+            do {
+                let (study, provenance) = try prepareStudy(file, overrides, noStudyOptions)
+                prepared.append((study.first, provenance))
+                studies.append(study)
+            } catch { failed = true }
         }
         if failed { throw ExitCode(2) }
         var seen: [String: String] = [:]
@@ -69,7 +75,7 @@ struct Batch: ParsableCommand {
             let progress = quiet ? nil : ProgressLine()
             if let progress { options.progress = { @Sendable p in progress.update(p) } }
             do {
-                guard case .finished(let result) = try RunJob.execute(s, options) else { continue }
+                guard case .finished(let result) = try RunJob.execute(studies[index], options) else { continue }
                 progress?.finish()
                 print("[\(index + 1)/\(prepared.count)] \(s.name): \(RunStatistics(result).line)")
             } catch {
@@ -80,7 +86,11 @@ struct Batch: ParsableCommand {
         }
         // The combined comparison: every scenario's rows under one header.
         var combined = CSV.row(Comparison.header)
-        for (s, _) in prepared {
+        for ((s, _), study) in zip(prepared, studies) {
+            if study.isStudy {
+                print("\(s.name) is a study of \(study.points.count) points: its comparison.csv and study.csv are in its folder")
+                continue
+            }
             let text = try String(contentsOf: root.appendingPathComponent(s.name).appendingPathComponent("comparison.csv"), encoding: .utf8)
             combined += text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }.joined()
         }

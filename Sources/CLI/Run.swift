@@ -157,25 +157,6 @@ func parseShard(_ text: String) -> Shard? {
     return Shard(index: k, count: n)
 }
 
-/// Loads a scenario, applies the command line's overrides and records where it came from.
-func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scenario, Provenance) {
-    var s = try loadScenario(path)
-    let overrides = options.asOverrides
-    do {
-        try overrides.apply(to: &s)
-    } catch {
-        printError("widgetsim: \(error)")
-        throw ExitCode(2)
-    }
-    var provenance = Provenance()
-    provenance.scenarioPath = path
-    provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    provenance.overrides = overrides
-    provenance.commandLine = CommandLine.arguments
-    provenance.gitCommit = GitCommit.ofThisProgram()
-    return (s, provenance)
-}
-
 /// Progress on stderr, on one rewritten line, only when stderr is a terminal and the
 /// run has lasted more than two seconds.
 final class ProgressLine: @unchecked Sendable {

@@ -16,8 +16,10 @@ struct Validate: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let s = try ScenarioLoader.load(path: file)
-                print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs)")
+                let study = try ScenarioLoader.loadStudy(path: file)
+                let s = study.first
+                let points = study.isStudy ? ", a study of \(study.totalPoints) points" : ""
+                print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs\(points))")
             } catch {
                 printError(error.description)
                 failed = true

@@ -25,16 +25,6 @@ struct WidgetSim: ParsableCommand {
         subcommands: [Run.self, Batch.self, Merge.self, Validate.self, Policies.self])
 }
 
-/// Loads a scenario or exits with status 2 after printing every problem found.
-func loadScenario(_ path: String) throws -> Scenario {
-    do {
-        return try ScenarioLoader.load(path: path)
-    } catch {
-        printError(error.description)
-        throw ExitCode(2)
-    }
-}
-
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
