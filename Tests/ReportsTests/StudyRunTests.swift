@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import WidgetSimModel
+import WidgetSimReports
+import WidgetSimScenario
+
+/// Parameter studies run: each point as a plain run of its file, paired across points,
+/// and cut into blocks like any run (threads, resume, shards, merge).
+@Suite struct StudyRunTests {
+    static let values = ["4", "12", "40"]
+
+    /// tiny.yaml with its quota's daily limit written in, and two more replications.
+    func tinyText(perDay: String = "12") throws -> String {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        #expect(text.contains("{policy: daily_quota, per_day: 12}"))
+        return text.replacingOccurrences(of: "{policy: daily_quota, per_day: 12}", with: "{policy: daily_quota, per_day: \(perDay)}")
+            .replacingOccurrences(of: "people: 3", with: "people: 3\nreplications: 3")
+    }
+
+    /// tiny.yaml with a study of the quota's daily limit.
+    func studyText() throws -> String {
+        try tinyText() + """
+
+            study:
+              parameters:
+                - {path: budgets.daily_quota.per_day, values: [\(Self.values.joined(separator: ", "))]}
+
+            """
+    }
+
+    func options(_ folder: URL, text: String, threads: Int = 1) -> RunOptions {
+        var o = RunOptions(outputFolder: folder, threads: threads)
+        o.provenance.scenarioPath = "study.yaml"
+        o.provenance.scenarioText = text
+        return o
+    }
+
+    func read(_ folder: URL, _ name: String) throws -> String {
+        try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// A CSV's rows without the named columns (the files here hold no quoted fields).
+    func rows(_ csv: String, dropping columns: Set<String>) -> [String] {
+        let lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let keep = lines[0].indices.filter { !columns.contains(lines[0][$0]) }
+        return lines.map { fields in keep.map { fields[$0] }.joined(separator: ",") }
+    }
+
+    @Test func eachPointEqualsAPlainRunOfItsFile() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let study = try ScenarioLoader.study(yaml: try studyText(), file: "study.yaml")
+        #expect(study.points.count == 3)
+        _ = try RunJob.execute(study, options(root.appendingPathComponent("study"), text: try studyText()))
+        let identity = Set(ReportWriter.identityColumns + ReportWriter.wallClockColumns + ["point", "budgets.daily_quota.per_day"])
+        let studyRows = rows(try read(root.appendingPathComponent("study"), "summary.csv"), dropping: identity)
+        let studyDaily = rows(try read(root.appendingPathComponent("study"), "daily.csv"), dropping: identity)
+        let studyHeader = try read(root.appendingPathComponent("study"), "summary.csv").prefix { $0 != "\n" }
+        #expect(studyHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
+        let perPoint = (studyRows.count - 1) / 3, perPointDaily = (studyDaily.count - 1) / 3
+        var plainRows: [String] = [], plainDaily: [String] = []
+        for (k, v) in Self.values.enumerated() {
+            let text = try tinyText(perDay: v)
+            let s = try ScenarioLoader.parse(yaml: text, file: "plain.yaml")
+            let folder = root.appendingPathComponent("plain-\(v)")
+            _ = try RunJob.execute(s, options(folder, text: text))
+            let plain = rows(try read(folder, "summary.csv"), dropping: identity)
+            let daily = rows(try read(folder, "daily.csv"), dropping: identity)
+            #expect(plain[0] == studyRows[0], "the same columns once identity is set aside")
+            #expect(Array(plain.dropFirst()) == Array(studyRows[1 + k * perPoint ..< 1 + (k + 1) * perPoint]), "point \(k)")
+            #expect(Array(daily.dropFirst()) == Array(studyDaily[1 + k * perPointDaily ..< 1 + (k + 1) * perPointDaily]), "point \(k)")
+            plainRows += plain.dropFirst()
+            plainDaily += daily.dropFirst()
+        }
+        // The limit matters to the quota: the points are not all the same run.
+        #expect(Set(plainRows).count > plainRows.count / 2)
+    }
+
+    @Test func aValueThatCannotMatterGivesExactlyZeroPairedDifference() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let text = try studyText()
+        let study = try ScenarioLoader.study(yaml: text, file: "study.yaml")
+        guard case .finished(let result) = try RunJob.execute(study, options(root, text: text)) else {
+            Issue.record("the study did not finish")
+            return
+        }
+        let table = try read(root, "study.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = table[0]
+        let diffs = header.indices.filter { header[$0].hasSuffix("_diff_mean") || header[$0].hasSuffix("_diff_ci95_half_width") }
+        #expect(diffs.count == 2 * StudyTable.metrics.count)
+        #expect(table.count == 1 + 3 * 4)
+        var quotaMoved = false
+        for row in table.dropFirst() {
+            let budget = row[header.firstIndex(of: "budget")!]
+            if budget == "unlimited" {
+                // A daily limit of a policy this pair does not use: the same people, the same run.
+                #expect(diffs.allSatisfy { row[$0] == "0.000000" }, "\(row)")
+            } else if row[1] != "0" {
+                quotaMoved = quotaMoved || diffs.contains { row[$0] != "0.000000" && row[$0] != "" }
+            }
+        }
+        #expect(quotaMoved, "the quota's limit changes the quota pairs")
+        // The paired difference is the mean of per-replication differences.
+        let stale = Metrics.all.first { $0.name == "stale_view_share" }!
+        let pair = result.results[2].pairs.firstIndex(of: PolicyPair(budget: "daily_quota", ranking: "static"))!
+        let x = Comparison.values(result.results[2], pair: pair, stale).map { $0! }
+        let y = Comparison.values(result.results[0], pair: pair, stale).map { $0! }
+        let e = StudyTable.entry(result.results, study: study, point: 2, pair: pair, stale)
+        #expect(abs(e.difference.mean! - zip(x, y).map { $0 - $1 }.reduce(0, +) / 3) < 1e-12)
+        #expect(e.difference.mean! < 0, "a larger limit leaves fewer stale views")
+    }
+
+    @Test func threadsResumeAndShardsGiveTheSameStudyBytes() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let text = try studyText()
+        let study = try ScenarioLoader.study(yaml: text, file: "study.yaml")
+        _ = try RunJob.execute(study, options(root.appendingPathComponent("one"), text: text))
+        let single = try reports(in: root.appendingPathComponent("one"))
+        #expect(single.count == 5 && single["study.csv"] != nil)
+
+        _ = try RunJob.execute(study, options(root.appendingPathComponent("two"), text: text, threads: 2))
+        #expect(try reports(in: root.appendingPathComponent("two")) == single)
+
+        var stopped = options(root.appendingPathComponent("resumed"), text: text, threads: 2)
+        stopped.stopAfterBlocks = 20
+        guard case .interrupted(let done, let total) = try RunJob.execute(study, stopped) else {
+            Issue.record("the study was not interrupted")
+            return
+        }
+        #expect(done == 20 && total == 3 * 3 * 3)
+        var resumed = options(root.appendingPathComponent("resumed"), text: text)
+        resumed.resume = true
+        _ = try RunJob.execute(study, resumed)
+        #expect(try reports(in: root.appendingPathComponent("resumed")) == single)
+
+        for n in [2, 3, 5] {
+            let folders = try (0 ..< n).map { k in
+                let folder = root.appendingPathComponent("\(n)/shard-\(k)")
+                var o = options(folder, text: text)
+                o.shard = Shard(index: k, count: n)
+                guard case .shardWritten = try RunJob.execute(study, o) else {
+                    Issue.record("shard \(k)/\(n) wrote no parts")
+                    return folder.path
+                }
+                return folder.path
+            }
+            let (rebuilt, first, parts) = try ShardMerge.check(folders.reversed()) { m in
+                try ScenarioLoader.study(yaml: m.scenarioText, file: m.scenarioPath)
+            }
+            #expect(first.points == 3)
+            let out = root.appendingPathComponent("\(n)/merged")
+            let record = RunRecord(scenario: rebuilt.first, manifest: first, provenance: Provenance(), threads: nil,
+                                   shards: n, started: Date(), finished: Date(), wallSeconds: 0, study: rebuilt)
+            try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays).write(to: out, record: record)
+            #expect(try reports(in: out) == single, "\(n) shards")
+        }
+    }
+
+    @Test func everyPointSeesTheSamePeople() throws {
+        // The views of a person do not depend on any budget: equal at every point.
+        let study = try ScenarioLoader.study(yaml: try studyText(), file: "study.yaml")
+        let results = try Runner(study: study, threads: 2).runPoints(blocks: BlockPlan(study).all)
+        let views = results.map { r in (0 ..< 3).map { totals(r, "daily_quota", "static", replication: $0).sum(PersonCounter.views, days: 0 ..< 2) } }
+        #expect(views[0] == views[1] && views[1] == views[2])
+        #expect(Set(views[0]).count > 1, "replications differ")
+    }
+}
