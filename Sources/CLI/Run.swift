@@ -15,6 +15,8 @@ struct Run: ParsableCommand {
                            paired difference to the baseline pair with its interval
           widget_days.csv  raw counts per person, day and widget instance
           run.json         version, commit, scenario fingerprint, seeds, command line, times
+          study.csv        a study only: per point and pair, paired differences to the
+                           baseline point (see scenarios/README.md, "Parameter studies")
         Finished blocks of people are kept in <out>/parts/ until the reports are written: \
         after an interruption (Ctrl-C, kill), --resume runs only what is missing. Reports \
         are written under temporary names and renamed when complete, so an earlier report \
@@ -29,6 +31,8 @@ struct Run: ParsableCommand {
           widgetsim run scenarios/default.yaml --replications 10 --warmup-days 2
           widgetsim run scenarios/tiny.yaml --trace reports/tiny-trace.csv
           widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
+          widgetsim run scenarios/tiny.yaml --sweep budgets.daily_quota.per_day=4..40:12
+          widgetsim run scenarios/study-budget.yaml --points
         """)
 
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
