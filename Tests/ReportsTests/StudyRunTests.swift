@@ -167,3 +167,27 @@ import WidgetSimScenario
         #expect(Set(views[0]).count > 1, "replications differ")
     }
 }
+
+extension StudyRunTests {
+    /// Runs the built `widgetsim` with `arguments`; its exit status and output.
+    func widgetsim(_ arguments: [String]) throws -> (Int32, String) {
+        let binary = try #require(SlurmTests.widgetsimBinary(), "no widgetsim binary beside the tests: swift build --build-tests")
+        let log = temporaryFolder().appendingPathComponent("out.txt")
+        defer { try? FileManager.default.removeItem(at: log.deletingLastPathComponent()) }
+        let status = try SlurmTests.run(binary.path, arguments, output: log)
+        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test func theCommandLineListsPointsAndRefusesBadStudiesWithStatus2() throws {
+        let (listed, points) = try widgetsim(["run", "scenarios/tiny.yaml", "--sweep", "budgets.daily_quota.per_day=4..40:12",
+                                              "--sweep", "widgets.news.timeline.reload.after=15m,1h", "--points"])
+        #expect(listed == 0)
+        #expect(points.contains("point  budgets.daily_quota.per_day  widgets.news.timeline.reload.after\n0 *    4                            15m\n"))
+        #expect(points.contains("\n7      40                           1h\n"))
+        let (status, message) = try widgetsim(["run", "scenarios/tiny.yaml", "--sweep", "budgets.daily_quota.per_dya=4,8"])
+        #expect(status == 2)
+        #expect(message == "(command line):0:0: --sweep budgets.daily_quota.per_dya=4,8: unknown path `budgets.daily_quota.per_dya`; did you mean `budgets.daily_quota.per_day`?\n")
+        let (point, _) = try widgetsim(["run", "scenarios/tiny.yaml", "--sweep", "person.no_interest=0.1,0.2", "--point", "2"])
+        #expect(point == 2)
+    }
+}
