@@ -42,7 +42,9 @@ struct Merge: ParsableCommand {
                 scenario: scenario, manifest: first, provenance: provenance, threads: nil,
                 shards: folders.count, started: started, finished: Date(), wallSeconds: 0, study: study)
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
-            if !quiet { assembled.results.forEach { print(SummaryTable.render($0)) } }
+            if !quiet {
+                print(study.isStudy ? StudyTable.render(assembled.results, study: study) : SummaryTable.render(assembled.result))
+            }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")

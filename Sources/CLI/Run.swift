@@ -101,12 +101,7 @@ struct Run: ParsableCommand {
         progress?.finish()
         switch outcome {
         case .finished(let result):
-            for (point, r) in zip(study.points, result.results) {
-                if study.isStudy {
-                    print("point \(point.number): " + zip(study.parameters, point.values).map { "\($0) = \($1)" }.joined(separator: ", "))
-                }
-                print(SummaryTable.render(r))
-            }
+            print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
         case .shardWritten(let blocks, let result):

@@ -62,3 +62,42 @@ public enum StudyTable {
         return rows
     }
 }
+
+extension StudyTable {
+    /// The short table printed after a study: per point and pair, the stale share,
+    /// reloads per widget-day and accuracy (as `SummaryTable` shows them), each with its
+    /// paired difference to the same pair at the baseline point (`Δ`, 95%).
+    public static func render(_ results: [RunResult], study: Study) -> String {
+        let shown = SummaryTable.columns.filter { ["stale_view_share", "reloads_per_widget_day", "accuracy"].contains($0.metric) }
+        let byName = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
+        let reps = results.first?.replications ?? 1
+        var lines = ["study of \(study.totalPoints) points; \(reps == 1 ? "1 replication; mean" : "\(reps) replications; mean±95%")"
+            + " and paired difference to point \(study.baselinePoint) (Δ); * baseline point"]
+        var table: [[String]] = [["point"] + study.parameters + ["budget", "ranking"]
+            + shown.flatMap { [$0.header, "Δ " + $0.header] }]
+        for (k, r) in results.enumerated() {
+            let point = study.points[k]
+            for (p, pair) in r.pairs.enumerated() {
+                var row = [String(point.number) + (point.number == study.baselinePoint ? " *" : "")] + point.values
+                row += [pair.budget, pair.ranking]
+                for c in shown {
+                    let e = entry(results, study: study, point: k, pair: p, byName[c.metric]!)
+                    row += [SummaryTable.cell(e.value, c, signed: false),
+                            e.difference.n == 0 ? "–" : SummaryTable.cell(e.difference, c, signed: true)]
+                }
+                table.append(row)
+            }
+        }
+        let widths = table[0].indices.map { i in table.map { $0[i].count }.max()! }
+        let text = 1 + study.parameters.count + 2
+        for row in table {
+            var line = row.enumerated().map { i, cell in
+                i < text ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[i] - cell.count) + cell
+            }.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
