@@ -76,6 +76,10 @@ struct Run: ParsableCommand {
             print(pointsTable(study), terminator: "")
             return
         }
+        if trace != nil, study.points.count > 1 {
+            printError("widgetsim: --trace records one point of a study: add --point K")
+            throw ExitCode(2)
+        }
         let s = study.first
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
