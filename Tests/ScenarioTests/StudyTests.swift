@@ -175,6 +175,17 @@ import WidgetSimModel
         ])
     }
 
+    @Test func idsWithDotsAndPositionsNameListEntries() throws {
+        let yaml = file().replacingOccurrences(of: "id: weather", with: "id: com.example.weather")
+            .replacingOccurrences(of: "interest: {base: 0.3}", with: "interest: {base: 0.3, peaks: [{hour: 7, factor: 2}]}")
+        let s = try study(yaml, StudyRequest(sweeps: [
+            "widgets.com.example.weather.content.random_per_day=1,5",
+            "widgets.com.example.weather.interest.peaks.0.factor=3",
+        ]))
+        #expect(s.points.map(\.scenario.widgets[0].content.randomPerDay) == [1, 5])
+        #expect(s.points.map { $0.scenario.widgets[0].interest.peaks[0].factor } == [3, 3])
+    }
+
     @Test func aFileWithAStudyParsesToItsFirstPoint() throws {
         let s = try parse(file("study: {parameters: [{path: budgets.quota.per_day, values: [30, 40]}]}"))
         #expect(quota(s) == .number(30))

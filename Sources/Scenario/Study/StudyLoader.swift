@@ -248,8 +248,8 @@ struct StudyBuilder {
                 let guess = Suggestions.nearest(to: name, in: names).map { "; did you mean `\(at).\($0)`?" }
                     ?? "; its entries: \(names.joined(separator: ", "))"
                 report("unknown path `\(path)`: `\(at)` has no entry `\(name)`\(guess)", at: pathAt, path: pathPath)
-            case .throughValue(let at):
-                report("unknown path `\(path)`: `\(at)` is a single value in the file, with no `\(path.segments[at.split(separator: ".").count])` inside",
+            case .throughValue(let at, let next):
+                report("unknown path `\(path)`: `\(at)` is a single value in the file, with no `\(next)` inside",
                        at: pathAt, path: pathPath)
             case .notAValue(let at, let what):
                 report("`\(at)` is \(what), not a value: a path names one value (a number, duration, word or flag)",

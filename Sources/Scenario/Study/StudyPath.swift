@@ -24,8 +24,8 @@ struct StudyPath: CustomStringConvertible {
 enum PathProblem: Error {
     /// No such entry in a list; the names it has.
     case noEntry(at: String, name: String, names: [String])
-    /// The path goes on past a single value.
-    case throughValue(String)
+    /// The path goes on past a single value (at the first path, with the second next).
+    case throughValue(String, next: String)
     /// The path names a list or a list entry, not a value.
     case notAValue(String, what: String)
 }
@@ -59,8 +59,19 @@ enum TreeEdit {
         case .sequence(let sequence):
             var items = Array(sequence)
             let names = items.enumerated().map { entryName($1, index: $0) }
-            guard let index = names.firstIndex(of: segment) ?? Int(segment).flatMap({ items.indices.contains($0) ? $0 : nil })
-            else { throw .noEntry(at: named, name: segment, names: names) }
+            // A name may hold dots itself (widget ids may): the longest name that fits wins.
+            var found: (index: Int, length: Int)? = nil
+            for length in stride(from: segments.count, through: 1, by: -1) {
+                let name = segments.prefix(length).joined(separator: ".")
+                if let i = names.firstIndex(of: name) {
+                    found = (i, length)
+                    break
+                }
+            }
+            if found == nil, let i = Int(segment), items.indices.contains(i) { found = (i, 1) }
+            guard let (index, length) = found else { throw .noEntry(at: named, name: segment, names: names) }
+            let rest = segments.dropFirst(length)
+            let here = (named.isEmpty ? "" : named + ".") + segments.prefix(length).joined(separator: ".")
             guard !rest.isEmpty else { throw .notAValue(here, what: "an entry of a list") }
             var item = items[index]
             if case .scalar(let s) = item, readerPath == "budgets" || readerPath == "rankings" {
@@ -89,7 +100,7 @@ enum TreeEdit {
             return try set(value, segments, in: .mapping(Node.Mapping([], .implicit, .any, s.mark)),
                            readerPath: readerPath, named: named, steps: &steps)
         default:
-            throw .throughValue(named)
+            throw .throughValue(named, next: segment)
         }
     }
 
