@@ -191,3 +191,13 @@ extension StudyRunTests {
         #expect(point == 2)
     }
 }
+
+extension StudyRunTests {
+    @Test func theExampleStudyReads() throws {
+        let study = try ScenarioLoader.loadStudy(path: repositoryRoot.appendingPathComponent("scenarios/study-budget.yaml").path)
+        #expect(study.parameters == ["budgets.quota.per_day", "person.views_per_day.mean"])
+        #expect(study.points.count == 16)
+        #expect(Set(study.points.map(\.scenario.seed)).count == 1, "every point has the same people")
+        #expect(study.points.last!.values == ["128", "120"])
+    }
+}
