@@ -186,6 +186,15 @@ import WidgetSimModel
         #expect(s.points.map { $0.scenario.widgets[0].interest.peaks[0].factor } == [3, 3])
     }
 
+    @Test func theFilesProblemsAndTheStudysAreReportedTogether() {
+        let yaml = file("study: {parameters: [{path: days, values: [1]}], combine: grip}")
+            .replacingOccurrences(of: "seed: 7", with: "seed: seven")
+        #expect(errors(yaml) == [
+            "s.yaml:2:7: seed: expected a whole number in 0…18446744073709551615, got `seven`",
+            "s.yaml:17:59: study.combine: unknown combination `grip`; did you mean `grid`? Valid: grid, zip",
+        ])
+    }
+
     @Test func aFileWithAStudyParsesToItsFirstPoint() throws {
         let s = try parse(file("study: {parameters: [{path: budgets.quota.per_day, values: [30, 40]}]}"))
         #expect(quota(s) == .number(30))

@@ -102,13 +102,16 @@ struct StudyBuilder {
             let rest = m.filter { !(ScenarioReader.scalarText($0.key) == "study" && !TreeEdit.isMergeKey($0.key)) }
             root = .mapping(Node.Mapping(rest.map { ($0.key, $0.value) }, m.tag, m.style, m.mark))
         }
-        let (plain, plainReader) = read(root)
-        guard let plain else { throw fail(plainReader.issues.isEmpty ? [ScenarioLoader.internalIssue(file)] : plainReader.issues) }
-
-        // The study's form, then --set and --sweep.
+        // The study's form; the file's problems and the study's are reported together.
         let studyReader = ScenarioReader(file: file)
         var spec = studyNode.map(studyReader.study) ?? StudySpec()
         issues += studyReader.issues
+        let (plain, plainReader) = read(root)
+        guard let plain else {
+            throw fail((plainReader.issues.isEmpty ? [ScenarioLoader.internalIssue(file)] : plainReader.issues) + issues)
+        }
+
+        // --set and --sweep.
         var base = root
         var baseScenario = plain
         for set in request.sets {
