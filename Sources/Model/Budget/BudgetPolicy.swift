@@ -14,6 +14,14 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
     case timeChange
     /// Locale, Dynamic Type / accessibility or account change.
     case environment
+    /// The app asked while it had an audio or navigation session running (free, like
+    /// a foreground app).
+    case audio
+    /// The instance was added to the stack: its first reload.
+    case widgetAdded
+    /// The system refreshed the display while the phone was in StandBy (a timeline
+    /// policy coming due during a StandBy period).
+    case standBy
 
     /// Whether the reload is charged to the instance's budget (Apple, "Keeping a
     /// widget up to date"). Only charged requests are put to the budget policy; the
@@ -29,6 +37,9 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
         case .interaction: "interaction"
         case .timeChange: "time_change"
         case .environment: "environment"
+        case .audio: "audio"
+        case .widgetAdded: "widget_added"
+        case .standBy: "standby"
         }
     }
 }
@@ -62,11 +73,15 @@ public protocol BudgetPolicy: AnyObject {
     func didView(instance: Int, at now: SimTime)
     /// The app owning `instance` came to the foreground.
     func didUseApp(instance: Int, at now: SimTime)
+    /// `instance` was added to the stack at `now` (it did not exist before): a
+    /// policy with a learning period starts one for it.
+    func didAdd(instance: Int, at now: SimTime)
 }
 
 extension BudgetPolicy {
     public func didView(instance: Int, at now: SimTime) {}
     public func didUseApp(instance: Int, at now: SimTime) {}
+    public func didAdd(instance: Int, at now: SimTime) {}
 }
 
 /// How a refused request is handled, shared by every policy that refuses: timeline

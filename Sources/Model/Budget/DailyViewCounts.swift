@@ -38,10 +38,10 @@ struct DailyViewCounts {
         return days[s] == day ? counts[s] : 0
     }
 
-    /// Views of `instance` over the min(7, `day`) whole days before `day`, and that
-    /// number of days (0 on day 0).
-    func past(_ instance: Int, before day: Int64) -> (views: Int, days: Int) {
-        let n = Int(min(Int64(Self.history), max(0, day)))
+    /// Views of `instance` over the min(7, `day` − `since`) whole days before `day`
+    /// (none before day `since`), and that number of days (0 on day `since`).
+    func past(_ instance: Int, before day: Int64, since: Int64 = 0) -> (views: Int, days: Int) {
+        let n = Int(min(Int64(Self.history), max(0, day - since)))
         var total = 0
         for back in stride(from: 1, through: n, by: 1) { total += views(instance, day: day - Int64(back)) }
         return (total, n)

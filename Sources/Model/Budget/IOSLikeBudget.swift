@@ -13,6 +13,9 @@ import WidgetSimKernel
 ///   (our sub-linear choice), rounded down. b is clamped to [1, `per_instance_max`]
 ///   (on day 0 too). If the budgets of the person's instances sum to S >
 ///   `total_per_day`, each becomes max(1, ⌊b · `total_per_day` / S⌋).
+///   An instance added during the run (`didAdd`) has no history before: its balance
+///   is set to the day-0 budget at its addition, and its averages count only whole
+///   days since then.
 ///   The refill happens lazily, for all instances at once, on the first `decide` or
 ///   `didView` at or after a boundary (views at the boundary instant count in the new
 ///   day, after the refill).
@@ -68,6 +71,8 @@ public final class IOSLikeBudget: BudgetPolicy {
     private var views = DailyViewCounts()
     /// Each instance's balance for the current period.
     private var balances: [Int] = []
+    /// The day each instance was added (0: there from the start).
+    private var addedDay: [Int64] = []
     /// The day whose balances `balances` holds.
     private var period: Int64 = 0
 
@@ -83,6 +88,7 @@ public final class IOSLikeBudget: BudgetPolicy {
     public func begin(instances: Int) {
         views.reset(instances: instances)
         balances.resetFlat(count: instances, to: 0)
+        addedDay.resetFlat(count: instances, to: 0)
         refill(day: 0)
     }
 
@@ -103,7 +109,7 @@ public final class IOSLikeBudget: BudgetPolicy {
         period = day
         var sum = 0
         for i in balances.indices {
-            let past = views.past(i, before: day)
+            let past = views.past(i, before: day, since: addedDay[i])
             balances[i] = dailyBudget(views: past.views, days: past.days)
             sum += balances[i]
         }
@@ -125,6 +131,12 @@ public final class IOSLikeBudget: BudgetPolicy {
 
     /// Grants are spent by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public func didAdd(instance: Int, at now: SimTime) {
+        catchUp(now)
+        addedDay[instance] = DailyViewCounts.day(of: now)
+        balances[instance] = dailyBudget(views: 0, days: 0)
+    }
 
     public func didView(instance: Int, at now: SimTime) {
         catchUp(now)

@@ -6,10 +6,12 @@ import WidgetSimKernel
 ///
 /// Rule, for a charged request of instance `w` at `now` (day = ⌊now / 24 h⌋ from the
 /// scenario's start):
-/// - budget B = `max_per_day` while now < `learning_period`; otherwise, on day 0,
+/// - budget B = `max_per_day` while now < `learning_period` (for an instance added
+///   during the run, `learning_period` after its addition, `didAdd`); otherwise, on day 0,
 ///   B = `min_per_day`; otherwise B = min + ⌊(max − min) × min(1, avg / `views_for_max`)⌋,
 ///   where avg is `w`'s views (reported by `didView`) over the previous min(7, day)
-///   whole days divided by that number of days. Computed in integers, so exact.
+///   whole days (for an added instance, only days since its addition) divided by that
+///   number of days. Computed in integers, so exact.
 /// - granted iff fewer than B granted charged reloads of `w` fall in (now − 24 h, now],
 ///   and `w` has had no granted charged reload yet or the latest was at least
 ///   `min_spacing` ago.
@@ -64,6 +66,10 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public let refusal: RefusalRule
     private var grants = GrantTimes()
     private var views = DailyViewCounts()
+    /// Each instance's end of learning: `learningPeriodMs`, or later when added later;
+    /// and the day it was added (0: there from the start).
+    private var learningEnd: [SimTime] = []
+    private var addedDay: [Int64] = []
 
     public init(
         minPerDay: Int, maxPerDay: Int, viewsForMax: Int, learningPeriodMs: Int64, minSpacingMs: Int64,
@@ -82,12 +88,19 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public func begin(instances: Int) {
         grants.reset(instances: instances, depth: maxPerDay)
         views.reset(instances: instances)
+        learningEnd.resetFlat(count: instances, to: learningPeriodMs)
+        addedDay.resetFlat(count: instances, to: 0)
+    }
+
+    public func didAdd(instance: Int, at now: SimTime) {
+        learningEnd[instance] = now + learningPeriodMs
+        addedDay[instance] = DailyViewCounts.day(of: now)
     }
 
     /// The budget B of `instance` at `now` (see the type's rule).
     public func budget(of instance: Int, at now: SimTime) -> Int {
-        if now < learningPeriodMs { return maxPerDay }
-        let past = views.past(instance, before: DailyViewCounts.day(of: now))
+        if now < learningEnd[instance] { return maxPerDay }
+        let past = views.past(instance, before: DailyViewCounts.day(of: now), since: addedDay[instance])
         if past.days == 0 { return minPerDay }
         let full = viewsForMax * past.days
         return minPerDay + (maxPerDay - minPerDay) * min(past.views, full) / full

@@ -143,7 +143,24 @@ public struct PersonModel: Sendable {
     /// Significant environment changes (locale, Dynamic Type, account) per day.
     public var environmentChangesPerDay: Double = 0.02
     public var travel: TravelModel? = nil
+    /// A nightly StandBy (charging) period; nil: never.
+    public var standBy: StandByModel? = nil
 
+    public init() {}
+}
+
+/// StandBy (iOS 17+): each night the phone charges on its side and shows widgets.
+/// Night d's period starts at local midnight of day d + `startHour` hours − `spreadMs`/2
+/// + U·`spreadMs` (U uniform) and lasts a log-normal time (`medianMs`, `sigma`), cut
+/// short at the next night's start. During it the person glances at the widgets
+/// `viewsPerHour` times an hour (Poisson), beside the ordinary views, and the
+/// system's display refreshes (timeline reloads coming due) are free.
+public struct StandByModel: Sendable, Hashable {
+    public var startHour: Double = 23
+    public var spreadMs: Int64 = 2 * Milliseconds.hour
+    public var medianMs: Int64 = 7 * Milliseconds.hour
+    public var sigma: Double = 0.15
+    public var viewsPerHour: Double = 0.5
     public init() {}
 }
 

@@ -15,6 +15,9 @@ public struct WidgetSpec: Sendable {
     /// Intent parameters, sorted by key: two instances of one kind may differ here,
     /// and a donation matches the instance whose configuration it carries.
     public var configuration: [String: String]
+    /// The configurations that the intents donated by this widget's app sessions
+    /// carry, with their weights; empty: every donation carries `configuration`.
+    public var donatedConfigurations: [DonatedConfiguration] = []
     public var interactive: Bool
     /// Energy per reload, in thousandths of a unit (whole numbers keep sums exact).
     public var reloadCostMilli: Int64
@@ -23,6 +26,12 @@ public struct WidgetSpec: Sendable {
     public var timeline: TimelineSpec
     public var content: ContentSpec
     public var relevance: RelevanceSpec
+    /// When the instance is added to the home screen, from the start; nil: there from
+    /// the start. Before it, the instance does not exist: no interest, no reloads.
+    public var addedAfterMs: Int64? = nil
+    /// The audio or navigation sessions of this widget's app (given on one widget of
+    /// the app); nil: the app has none.
+    public var audioSessions: AudioSessionModel? = nil
 
     public init(
         id: String, kind: String, app: String, family: WidgetFamily = .small,
@@ -44,6 +53,27 @@ public struct WidgetSpec: Sendable {
         self.content = content
         self.relevance = relevance
     }
+}
+
+/// A configuration that app sessions donate, with its relative weight (> 0).
+public struct DonatedConfiguration: Sendable, Hashable {
+    public var configuration: [String: String]
+    public var weight: Double
+    public init(_ configuration: [String: String], weight: Double = 1) {
+        self.configuration = configuration
+        self.weight = weight
+    }
+}
+
+/// An app's audio or navigation sessions (MODEL §2): Poisson starts, `perDay` a day
+/// spread by `profile`, log-normal lengths. While one lasts, the app's reload
+/// requests are free.
+public struct AudioSessionModel: Sendable, Hashable {
+    public var perDay: Double
+    public var profile: [Double] = HourProfile.diurnal
+    public var medianMs: Int64 = 30 * Milliseconds.minute
+    public var sigma: Double = 0.8
+    public init(perDay: Double) { self.perDay = perDay }
 }
 
 /// Latent interest λ_w(t) (MODEL §2): `base` × hour factor × weekday factor × burst.
@@ -166,6 +196,13 @@ public struct StackSpec: Sendable, Hashable {
     /// Indices into `Scenario.widgets`, in the person's order.
     public var members: [Int]
     public var smartRotate: Bool
+    /// Widget Suggestions (iOS 15+): whether the system may put a widget from outside
+    /// the stack on top (see `WidgetSuggestions`).
+    public var widgetSuggestions: Bool = false
+    /// Instances the person has installed apps for but placed nowhere: neither in the
+    /// stack nor on the home screen. People may want them; Widget Suggestions may show
+    /// them.
+    public var suggestable: [Int] = []
     public static let maximumMembers = 10
     public init(members: [Int], smartRotate: Bool = true) {
         self.members = members

@@ -45,17 +45,29 @@ public final class PersonEngine: EventHandler {
     let hasPredictable: [Bool]
     let smartRotate: Bool
     let pushWhileForegroundIsFree: Bool
+    /// When each instance is added (0: there from the start); whether any is added later.
+    let addedAt: [SimTime]
+    let anyAdded: Bool
+    /// Widget Suggestions, when the stack has them on.
+    let suggestions: WidgetSuggestions?
+    let suggestable: [Int]
 
     // Per-run state.
     var world: PersonWorld!
     var counts: PersonCounts
     /// Per world process: its next item (index and time).
     var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
+    /// The processes with items in this run's world, in rank order: only they are
+    /// compared when picking the next item (most scenarios use few of them).
+    var activeProcesses: [Int] = []
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
     var eventsOfDay: Int64 = 0
     var foreground: [Int]
+    /// Running audio or navigation sessions per app.
+    var audio: [Int]
+    var inStandBy = false
     /// Each instance's state, one struct per instance so that a reload updates it with
     /// one write to the array.
     var instances: [InstanceState]
@@ -79,7 +91,8 @@ public final class PersonEngine: EventHandler {
         var memberOf = Array(repeating: -1, count: widgets.count)
         for (k, w) in members.enumerated() { memberOf[w] = k }
         self.memberOf = memberOf
-        standalone = widgets.indices.filter { memberOf[$0] < 0 }
+        let placedNowhere = Set(scenario.stack.suggestable)
+        standalone = widgets.indices.filter { memberOf[$0] < 0 && !placedNowhere.contains($0) }
         var apps: [String: Int] = [:]
         appOf = widgets.map { w in
             if let a = apps[w.app] { return a }
@@ -100,13 +113,19 @@ public final class PersonEngine: EventHandler {
         hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
         smartRotate = scenario.stack.smartRotate
         pushWhileForegroundIsFree = scenario.person.pushWhileForegroundIsFree
+        addedAt = widgets.map { $0.addedAfterMs ?? 0 }
+        anyAdded = addedAt.contains { $0 > 0 }
+        suggestions = scenario.stack.widgetSuggestions && !scenario.stack.suggestable.isEmpty
+            ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
+        audio = Array(repeating: 0, count: apps.count)
+        suggestable = scenario.stack.suggestable
         counts = PersonCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
         instances = Array(repeating: InstanceState(), count: widgets.count)
         relevanceItems = Array(repeating: [], count: widgets.count)
         relevanceBaseline = Array(repeating: nil, count: widgets.count)
         order = Array(0 ..< members.count)
-        assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank < $1.rank },
+        assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
 
@@ -122,6 +141,9 @@ public final class PersonEngine: EventHandler {
         activeTrace = trace
         counts.reset()
         for i in foreground.indices { foreground[i] = 0 }
+        for i in audio.indices { audio[i] = 0 }
+        inStandBy = false
+        suggestions?.reset()
         for w in 0 ..< widgetCount {
             instances[w] = InstanceState()
             relevanceItems[w].removeAll(keepingCapacity: true)
@@ -139,6 +161,8 @@ public final class PersonEngine: EventHandler {
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
+        activeProcesses.removeAll(keepingCapacity: true)
+        for p in WorldProcess.allCases where count(world, p) > 0 { activeProcesses.append(p.rawValue) }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
@@ -183,9 +207,11 @@ public final class PersonEngine: EventHandler {
     func nextWorldProcess() -> WorldProcess? {
         // Which process comes next is unpredictable, so this picks with selects rather
         // than branches.
-        var best = 0
-        var bestTime = cursors[0].time
-        for p in 1 ..< cursors.count {
+        guard let first = activeProcesses.first else { return nil }
+        var best = first
+        var bestTime = cursors[first].time
+        for k in 1 ..< activeProcesses.count {
+            let p = activeProcesses[k]
             let t = cursors[p].time
             let earlier = t < bestTime
             best = earlier ? p : best
@@ -204,6 +230,11 @@ public final class PersonEngine: EventHandler {
         case .sessionEnd: w.sessionEnds.count
         case .sessionStart: w.sessions.count
         case .view: w.views.count
+        case .widgetAdded: w.additions.count
+        case .audioEnd: w.audioEnds.count
+        case .standByEnd: w.standByEnds.count
+        case .audioStart: w.audioStarts.count
+        case .standByStart: w.standByStarts.count
         }
     }
 
@@ -217,6 +248,11 @@ public final class PersonEngine: EventHandler {
         case .sessionEnd: w.sessionEnds[i].time
         case .sessionStart: w.sessions[i].start
         case .view: w.views[i].time
+        case .widgetAdded: w.additions[i].time
+        case .audioEnd: w.audioEnds[i].time
+        case .standByEnd: w.standByEnds[i]
+        case .audioStart: w.audioStarts[i].time
+        case .standByStart: w.standByStarts[i]
         }
     }
 
@@ -263,8 +299,10 @@ public final class PersonEngine: EventHandler {
             let x = Int(world.pushes[i].widget)
             counts[day, .pushes] += 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
-            traceEvent(t, p, widget: x, free ? "app in foreground: reload of kind, free" : "reload of kind from the background")
-            for k in sameKind.range(x) { request(sameKind.items[k], free ? .foreground : .background, at: t, day: day, queue: &queue) }
+            let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
+            traceEvent(t, p, widget: x, reason == .background ? "reload of kind from the background"
+                       : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
+            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, queue: &queue) }
         case .sessionEnd:
             let x = Int(world.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
@@ -276,17 +314,41 @@ public final class PersonEngine: EventHandler {
             foreground[appOf[x]] += 1
             if session.donates {
                 counts[day, .donations] += 1
-                let m = memberOf[x]
+                // The intent reaches the stack only when it matches a configured member.
+                let target = Int(session.donatedInstance)
+                let m = target >= 0 ? memberOf[target] : -1
                 if m >= 0 {
                     history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
                     ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
                 }
+                if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
             }
             traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
             for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, queue: &queue) }
         case .view:
             view(world.views[i], index: i, at: t, day: day, queue: &queue)
+        case .widgetAdded:
+            let x = Int(world.additions[i].widget)
+            traceEvent(t, p, widget: x, "added to the home screen: first reload, free")
+            budget.didAdd(instance: x, at: t)
+            request(x, .widgetAdded, at: t, day: day, queue: &queue)
+        case .audioStart:
+            let x = Int(world.audioStarts[i].widget)
+            counts[day, .audioSessions] += 1
+            audio[appOf[x]] += 1
+            traceEvent(t, p, widget: x, "audio or navigation session: the app's widgets reload, free")
+            for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day, queue: &queue) }
+        case .audioEnd:
+            let x = Int(world.audioEnds[i].widget)
+            audio[appOf[x]] -= 1
+            traceEvent(t, p, widget: x, "audio or navigation session ends")
+        case .standByStart:
+            inStandBy = true
+            traceEvent(t, p, widget: -1, "StandBy: display refreshes are free")
+        case .standByEnd:
+            inStandBy = false
+            traceEvent(t, p, widget: -1, "StandBy ends")
         }
     }
 
@@ -294,7 +356,11 @@ public final class PersonEngine: EventHandler {
 
     /// A reload request of instance `w`: free reasons are granted at once; charged ones
     /// go to the budget policy.
-    func request(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        // An instance not yet added does not exist; in StandBy the system's display
+        // refreshes (timeline reloads) are free.
+        if anyAdded && t < addedAt[w] { return }
+        let reason = inStandBy && asked == .timeline ? ReloadReason.standBy : asked
         guard reason.isCharged else {
             reload(w, reason, charged: false, at: t, day: day, queue: &queue)
             return
@@ -453,7 +519,8 @@ public final class PersonEngine: EventHandler {
 
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] += 1
-        for w in standalone { _ = seen(w, at: t, day: day) }
+        if v.standBy { counts[day, .standByViews] += 1 }
+        for w in standalone where !anyAdded || t >= addedAt[w] { _ = seen(w, at: t, day: day) }
         let n = members.count
         guard n > 0 else { return }
         let hour = Int(v.hour), weekday = Int(v.weekday)
@@ -469,10 +536,13 @@ public final class PersonEngine: EventHandler {
                 groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
             ranking.rank(context, history: history, order: &order)
         }
+        if anyAdded { putAbsentLast(at: t) }
+        if let suggestions { suggest(suggestions, v, at: t, day: day) }
         let top = order[0]
         let topStale = seen(members[top], at: t, day: day)
         if topStale { counts[day, .staleTopViews] += 1 }
-        let wanted = Int(v.wanted)
+        // A wanted widget placed nowhere (index n and above) is no member's hit.
+        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
         if wanted >= 0 {
@@ -516,6 +586,26 @@ public final class PersonEngine: EventHandler {
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+    }
+
+    /// Members not yet added to the stack go to the end of `order`, in their order.
+    func putAbsentLast(at t: SimTime) {
+        var k = 0
+        for j in 0 ..< order.count where t >= addedAt[members[order[j]]] {
+            let m = order[j]
+            order.remove(at: j)
+            order.insert(m, at: k)
+            k += 1
+        }
+    }
+
+    /// Widget Suggestions at view `v`: counted apart from the stack's own columns (see
+    /// `WidgetSuggestions`); the suggested instance is seen.
+    func suggest(_ suggestions: WidgetSuggestions, _ v: ViewRecord, at t: SimTime, day: Int) {
+        guard let j = suggestions.suggestion(at: t) else { return }
+        counts[day, .suggestionsShown] += 1
+        if Int(v.wanted) == members.count + j { counts[day, .suggestionsWanted] += 1 }
+        _ = seen(suggestable[j], at: t, day: day)
     }
 
     // MARK: - Trace

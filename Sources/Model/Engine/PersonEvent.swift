@@ -12,11 +12,11 @@ import WidgetSimKernel
 /// | rank | event | why this place |
 /// |---|---|---|
 /// | 0 | time change (midnight, DST, new zone) | the new day's reloads come first |
-/// | 1 | environment change | forced reloads, like time changes |
+/// | 1 | environment change, then widget added | forced reloads, like time changes |
 /// | 2 | random content change | a change at t is already true at t |
 /// | 3 | push | follows the change it announces |
-/// | 4 | session end | an app leaves the foreground before another arrives |
-/// | 5 | session start | |
+/// | 4 | session end, audio session end, StandBy end | an app leaves the foreground before another arrives |
+/// | 5 | session start, audio session start, StandBy start | |
 /// | 6 | reload request (timeline due, deferred retry) | |
 /// | 7 | home-screen view | a view sees everything else that happened at its instant |
 public enum PersonEvent: Sendable {
@@ -33,18 +33,20 @@ public enum PersonEvent: Sendable {
 }
 
 /// The exogenous processes, each a time-ordered list in `PersonWorld`, numbered in
-/// the order of their ranks (the engine's merge relies on it).
+/// the order of their ranks (the engine's merge relies on it; processes of one rank
+/// run in the order listed here).
 public enum WorldProcess: Int, CaseIterable, Sendable {
-    case timeChange, environmentChange, contentChange, push, sessionEnd, sessionStart, view
+    case timeChange, environmentChange, widgetAdded, contentChange, push
+    case sessionEnd, audioEnd, standByEnd, sessionStart, audioStart, standByStart, view
 
     var rank: UInt8 {
         switch self {
         case .timeChange: 0
-        case .environmentChange: 1
+        case .environmentChange, .widgetAdded: 1
         case .contentChange: 2
         case .push: 3
-        case .sessionEnd: 4
-        case .sessionStart: 5
+        case .sessionEnd, .audioEnd, .standByEnd: 4
+        case .sessionStart, .audioStart, .standByStart: 5
         case .view: 7
         }
     }
@@ -57,6 +59,11 @@ public enum WorldProcess: Int, CaseIterable, Sendable {
         case .push: "push"
         case .sessionEnd: "session_end"
         case .sessionStart: "session_start"
+        case .widgetAdded: "widget_added"
+        case .audioEnd: "audio_end"
+        case .standByEnd: "standby_end"
+        case .audioStart: "audio_start"
+        case .standByStart: "standby_start"
         case .view: "view"
         }
     }

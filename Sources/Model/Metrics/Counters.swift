@@ -4,6 +4,7 @@
 public enum WidgetCounter: Int, CaseIterable, Sendable {
     case reloadTimeline, reloadBackground, reloadForeground, reloadInteraction
     case reloadTimeChange, reloadEnvironment
+    case reloadAudio, reloadWidgetAdded, reloadStandBy
     /// Reloads charged to the budget.
     case charged
     /// Charged requests refused and dropped.
@@ -33,6 +34,9 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
         case .interaction: .reloadInteraction
         case .timeChange: .reloadTimeChange
         case .environment: .reloadEnvironment
+        case .audio: .reloadAudio
+        case .widgetAdded: .reloadWidgetAdded
+        case .standBy: .reloadStandBy
         }
     }
 
@@ -45,6 +49,9 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
         case .reloadInteraction: "reloads_interaction"
         case .reloadTimeChange: "reloads_time_change"
         case .reloadEnvironment: "reloads_environment"
+        case .reloadAudio: "reloads_audio"
+        case .reloadWidgetAdded: "reloads_widget_added"
+        case .reloadStandBy: "reloads_standby"
         case .charged: "reloads_charged"
         case .denied: "requests_denied"
         case .deferred: "requests_deferred"
@@ -78,6 +85,11 @@ public enum PersonCounter: Int, CaseIterable, Sendable {
     case staleTopViews
     case swipes, taps
     case sessions, donations, pushes, contentChanges, timeChanges, environmentChanges
+    /// Audio or navigation sessions that started; views during StandBy.
+    case audioSessions, standByViews
+    /// Views at which Widget Suggestions put a widget from outside the stack on top,
+    /// and those of them at which that widget was the wanted one.
+    case suggestionsShown, suggestionsWanted
 
     public static let count = allCases.count
 
@@ -103,6 +115,10 @@ public enum PersonCounter: Int, CaseIterable, Sendable {
         case .contentChanges: "content_changes"
         case .timeChanges: "time_changes"
         case .environmentChanges: "environment_changes"
+        case .audioSessions: "audio_sessions"
+        case .standByViews: "standby_views"
+        case .suggestionsShown: "suggestions_shown"
+        case .suggestionsWanted: "suggestions_wanted"
         }
     }
 }

@@ -17,6 +17,8 @@ public struct ViewRecord: Sendable {
     public var bestChanceNano: Int64
     /// P(some member is wanted), in units of 1e-9.
     public var wantedChanceNano: Int64
+    /// Whether the phone is in StandBy at this view.
+    public var standBy: Bool = false
 }
 
 /// An app session: its widget (the one whose interest drew it), donation and span.
@@ -25,6 +27,9 @@ public struct SessionRecord: Sendable {
     public var end: SimTime
     public var widget: Int32
     public var donates: Bool
+    /// The instance whose configuration the donated intent carries (same kind as
+    /// `widget`), or −1 when it matches no configured instance.
+    public var donatedInstance: Int32
     public var hour: UInt8
     public var weekday: UInt8
 }
@@ -63,6 +68,15 @@ public final class PersonWorld {
     public internal(set) var scheduled: [[SimTime]] = []
     /// Each widget's push arrival times, sorted (for interest bursts).
     public internal(set) var pushTimes: [[SimTime]] = []
+    /// Audio or navigation session starts and ends, each in time order, with the
+    /// widget that declares its app's sessions.
+    public internal(set) var audioStarts: [WidgetMoment] = []
+    public internal(set) var audioEnds: [WidgetMoment] = []
+    /// StandBy periods: starts and ends, in time order, one of each per night.
+    public internal(set) var standByStarts: [SimTime] = []
+    public internal(set) var standByEnds: [SimTime] = []
+    /// Instances added to the home screen during the run, in time order.
+    public internal(set) var additions: [WidgetMoment] = []
 
     init(clock: LocalClock) { self.clock = clock }
 }
@@ -83,8 +97,14 @@ public final class WorldBuilder {
     /// local hour and weekday only, worked out once here rather than at every view
     /// (`InterestSpec.factor` walks the peaks). The same products, so the same doubles.
     let hourWeekdayInterest: [Double]
-    /// Whether the widget's interest bursts after pushes or around scheduled changes.
+    /// Whether the widget's interest depends on more than the local hour and weekday:
+    /// it bursts after pushes or around scheduled changes, or the widget is added
+    /// during the run (no interest before).
     let bursts: [Bool]
+    /// When each widget is added (0: there from the start).
+    let addedAt: [SimTime]
+    /// Widgets placed nowhere that people may want (`StackSpec.suggestable`).
+    let suggestable: [Int]
     /// When no stack member's interest bursts, the members' λ at a view depends on the
     /// local hour and weekday only, and so does everything a view records of it: then
     /// `stackInterest` holds the members' λ (member order) at `(weekday * 24 + hour) *
@@ -94,6 +114,11 @@ public final class WorldBuilder {
     let stackSums: [StackSums]
     /// Scratch: λ of every widget at one instant.
     var lambda: [Double]
+    /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
+    /// else the largest burst factor (see `buildSessions`).
+    let sessionBurstBound: Double
+    /// Which instance each session's donation matches.
+    let donations: DonationTargets
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
 
@@ -117,10 +142,12 @@ public final class WorldBuilder {
         var processes: [UInt64] = [
             StreamProcess.personRates, StreamProcess.views, StreamProcess.wanted,
             StreamProcess.feedback, StreamProcess.sessions, StreamProcess.sessionDetails,
-            StreamProcess.travel, StreamProcess.environment,
+            StreamProcess.travel, StreamProcess.environment, StreamProcess.sessionThinning,
+            StreamProcess.donatedConfigurations, StreamProcess.standBy,
         ]
         for w in scenario.widgets.indices {
-            processes += [StreamProcess.randomChanges(w), StreamProcess.pushes(w), StreamProcess.scheduled(w)]
+            processes += [StreamProcess.randomChanges(w), StreamProcess.pushes(w), StreamProcess.scheduled(w),
+                          StreamProcess.audioSessions(w)]
         }
         for p in processes { streams[p] = RandomStream(kind: scenario.generator, seed: 1) }
         self.streams = streams
@@ -136,11 +163,17 @@ public final class WorldBuilder {
             }
         }
         hourWeekdayInterest = table
-        let bursts = scenario.widgets.map { $0.interest.afterPush != nil || $0.interest.aroundScheduled != nil }
+        let addedAt = scenario.widgets.map { $0.addedAfterMs ?? 0 }
+        self.addedAt = addedAt
+        suggestable = scenario.stack.suggestable
+        let bursts = scenario.widgets.indices.map { i in
+            scenario.widgets[i].interest.afterPush != nil || scenario.widgets[i].interest.aroundScheduled != nil
+                || addedAt[i] > 0
+        }
         self.bursts = bursts
         var stackInterest: [Double] = []
         var stackSums: [StackSums] = []
-        if !stackMembers.contains(where: { bursts[$0] }) {
+        if !stackMembers.contains(where: { bursts[$0] }) && suggestable.isEmpty {
             for row in 0 ..< 7 * 24 {
                 let first = stackInterest.count
                 for m in stackMembers { stackInterest.append(table[row * widgetCount + m]) }
@@ -150,6 +183,10 @@ public final class WorldBuilder {
         self.stackInterest = stackInterest
         self.stackSums = stackSums
         lambda = Array(repeating: 0, count: scenario.widgets.count)
+        sessionBurstBound = scenario.widgets.reduce(1.0) { bound, spec in
+            max(bound, spec.interest.afterPush?.factor ?? 1, spec.interest.aroundScheduled?.factor ?? 1)
+        }
+        donations = DonationTargets(scenario.widgets)
         changeTimes = Array(repeating: [], count: scenario.widgets.count)
     }
 
@@ -197,8 +234,15 @@ public final class WorldBuilder {
         }
 
         buildContent(w, end: end)
+        buildStandBy(w, end: end)
         buildViews(w, end: end, viewsPerDay: viewsPerDay)
         buildSessions(w, end: end, sessionsPerDay: sessionsPerDay)
+        buildAudioSessions(w, end: end)
+        w.additions.removeAll(keepingCapacity: true)
+        for i in addedAt.indices where addedAt[i] > 0 && addedAt[i] < end {
+            w.additions.append(WidgetMoment(time: addedAt[i], widget: Int32(i)))
+        }
+        w.additions.sort()
         return w
     }
 
@@ -288,8 +332,10 @@ public final class WorldBuilder {
         return total
     }
 
-    /// Widget `i`'s burst factor at `t` (1 outside every burst).
+    /// Widget `i`'s burst factor at `t` (1 outside every burst; 0 before the widget
+    /// is added).
     private func burst(_ i: Int, _ w: PersonWorld, at t: SimTime) -> Double {
+        if t < addedAt[i] { return 0 }
         let interest = scenario.widgets[i].interest
         var burst = 1.0
         if let b = interest.afterPush, Self.any(w.pushTimes[i], in: (t - b.afterMs) ... t) {
@@ -318,6 +364,18 @@ public final class WorldBuilder {
             from: 0, to: end,
             rate: LocalHourRate(clock: w.clock, meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
             into: &times)
+        // Glances in StandBy, beside the ordinary views.
+        if let standBy = s.person.standBy, standBy.viewsPerHour > 0 {
+            let glances = stream(StreamProcess.standBy)
+            for (a, b) in zip(w.standByStarts, w.standByEnds) {
+                glances.poissonArrivals(
+                    from: a, to: b,
+                    rate: DailyProfile(meanPerDay: standBy.viewsPerHour * 24, hourWeights: HourProfile.flat),
+                    into: &times)
+            }
+            times.sort()
+        }
+        var standByIndex = 0
         // The loop fills local arrays, moved out of the world and the builder and back
         // (no copy is made): an append to a class's array property checks that the
         // array is not shared every time, an append to a local one need not.
@@ -339,12 +397,17 @@ public final class WorldBuilder {
         let feedback = stream(StreamProcess.feedback)
         let none = s.person.noInterest
         let n = stackMembers.count
+        let starts = w.standByStarts, ends = w.standByEnds
         for t in times {
+            while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+            let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
             let (hour, weekday) = clock.hourAndWeekday(t)
             // The members' λ and their sums: looked up when they depend on the hour and
             // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
             let lambdaRow: ArraySlice<Double>
             let sums: StackSums
+            // λ of the widgets placed nowhere (`suggestable`), which people may want too.
+            var placedNowhere = 0.0
             if byHour {
                 let row = weekday * 24 + hour
                 lambdaRow = stackInterest[row * n ..< row * n + n]
@@ -354,12 +417,21 @@ public final class WorldBuilder {
                 let first = viewInterest.count
                 for m in stackMembers { viewInterest.append(lambda[m]) }
                 lambdaRow = viewInterest[first...]
-                sums = StackSums(lambdaRow, noInterest: none)
+                for x in suggestable { placedNowhere += lambda[x] }
+                sums = StackSums(lambdaRow, noInterest: none + placedNowhere)
             }
-            // Draw always: the wanted member, then swipe and tap.
-            let u = wantedDraws.uniform() * (none + sums.total)
+            // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
+            let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
             var wanted = -1
-            if u >= none && sums.total > 0 {
+            if u >= none && placedNowhere > 0 && u - none >= sums.total {
+                var v = u - none - sums.total
+                var j = 0
+                while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
+                    v -= lambda[suggestable[j]]
+                    j += 1
+                }
+                wanted = n + j
+            } else if u >= none && sums.total > 0 {
                 wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
             }
             let swipe = feedback.uniform() < s.person.swipeProbability
@@ -367,16 +439,30 @@ public final class WorldBuilder {
             views.append(ViewRecord(
                 time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
                 wouldSwipe: swipe, wouldTap: tap,
-                bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
+                bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
         }
     }
 
+    /// App sessions (MODEL §2): widget w's sessions are a Poisson process of rate
+    /// r(t) · λ_w(t) / Σ_v λ̄_v(t), where r is `sessions_per_day` spread by
+    /// `session_profile`, λ_w(t) is w's interest with its bursts and λ̄_v(t) is v's
+    /// interest without bursts. Without bursts the rates sum to r(t), so
+    /// `sessions_per_day` is the day's mean; a burst of one widget adds sessions of
+    /// that widget and takes none from the others.
+    ///
+    /// The widgets' processes are generated together, as their superposition: one
+    /// Poisson stream of candidates at rate F · r(t), F ≥ every burst factor, each kept
+    /// with probability Σλ(t) / (F · Σλ̄(t)) (thinning) and given to widget w with
+    /// probability λ_w(t) / Σλ(t). By the colouring theorem of Poisson processes this is
+    /// exactly the law of independent per-widget processes. When no widget bursts, F = 1
+    /// and every candidate is kept with no draw.
     private func buildSessions(_ w: PersonWorld, end: SimTime, sessionsPerDay: Double) {
         let s = scenario
         var times: [SimTime] = []
         stream(StreamProcess.sessions).poissonArrivals(
             from: 0, to: end,
-            rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay, hourWeights: s.person.sessionProfile),
+            rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay * sessionBurstBound,
+                                hourWeights: s.person.sessionProfile),
             into: &times)
         // Local arrays, as in `buildViews`.
         var sessions = w.sessions, sessionEnds = w.sessionEnds, lambda = self.lambda
@@ -392,24 +478,103 @@ public final class WorldBuilder {
         sessionEnds.removeAll(keepingCapacity: true)
         let clock = w.clock
         let details = stream(StreamProcess.sessionDetails)
+        let thinning = stream(StreamProcess.sessionThinning)
+        let configurations = stream(StreamProcess.donatedConfigurations)
+        let thin = bursts.contains(true)
         for t in times {
             let (hour, weekday) = clock.hourAndWeekday(t)
             let total = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-            // Draw always: the widget, the donation, the length.
+            // Draw always: acceptance (when widgets burst), the widget, the donation,
+            // the length, the donated configuration.
+            var keep = total > 0
+            if thin {
+                let row = (weekday * 24 + hour) * widgetCount
+                var calm = 0.0
+                for i in 0 ..< widgetCount { calm += hourWeekdayInterest[row + i] }
+                keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+            }
             let u = details.uniform() * total
             let donates = details.uniform() < s.person.donationProbability
             let length = s.person.sessionSigma > 0
                 ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
                 : Double(s.person.sessionMedianMs)
-            guard total > 0 else { continue }  // no widget of interest at this hour
+            let c = configurations.uniform()
+            guard keep else { continue }  // no widget of interest at this hour, or thinned out
             let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
             let stop = t + max(1, SimTime(length.rounded()))
             sessions.append(SessionRecord(
                 start: t, end: stop, widget: Int32(widget), donates: donates,
+                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
                 hour: UInt8(hour), weekday: UInt8(weekday)))
             if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
         }
         sessionEnds.sort()
+    }
+}
+
+extension WorldBuilder {
+    /// StandBy periods (see `StandByModel`): for every local night, the one before the
+    /// start included (the person may be asleep at the start), always the same draws
+    /// (start offset, length) whether or not the period falls in the run.
+    func buildStandBy(_ w: PersonWorld, end: SimTime) {
+        w.standByStarts.removeAll(keepingCapacity: true)
+        w.standByEnds.removeAll(keepingCapacity: true)
+        guard let model = scenario.person.standBy else { return }
+        let draws = stream(StreamProcess.standBy)
+        let clock = w.clock
+        var previousEnd: SimTime = 0
+        for day in -1 ..< scenario.days {
+            // The local midnight nearest the run's day start (they differ after a DST
+            // change or during a trip).
+            let dayStart = SimTime(day) * Milliseconds.day
+            let local = clock.localMs(dayStart)
+            var sinceMidnight = local - LocalClock.floorDiv(local, Milliseconds.day) * Milliseconds.day
+            if sinceMidnight > Milliseconds.day / 2 { sinceMidnight -= Milliseconds.day }
+            let midnight = dayStart - sinceMidnight
+            let shift = draws.uniform()
+            let length = model.sigma > 0
+                ? draws.logNormal(median: Double(model.medianMs), sigma: model.sigma)
+                : Double(model.medianMs)
+            let nominal = midnight + SimTime((model.startHour * Double(Milliseconds.hour)).rounded())
+                - model.spreadMs / 2 + SimTime((shift * Double(model.spreadMs)).rounded(.down))
+            let start = max(previousEnd, nominal)
+            let stop = min(end, nominal + max(1, SimTime(length.rounded())))
+            guard start < stop else { continue }
+            if let last = w.standByEnds.last, last >= start {
+                w.standByEnds[w.standByEnds.count - 1] = stop  // runs into the next night's: one period
+            } else {
+                w.standByStarts.append(start)
+                w.standByEnds.append(stop)
+            }
+            previousEnd = stop
+        }
+    }
+
+    /// Audio or navigation sessions of every app that has them (`AudioSessionModel`):
+    /// Poisson starts from the declaring widget's own stream, then one length draw each.
+    func buildAudioSessions(_ w: PersonWorld, end: SimTime) {
+        w.audioStarts.removeAll(keepingCapacity: true)
+        w.audioEnds.removeAll(keepingCapacity: true)
+        var starts: [SimTime] = []
+        for (i, spec) in scenario.widgets.enumerated() {
+            guard let model = spec.audioSessions, model.perDay > 0 else { continue }
+            let r = stream(StreamProcess.audioSessions(i))
+            starts.removeAll(keepingCapacity: true)
+            r.poissonArrivals(
+                from: 0, to: end,
+                rate: LocalHourRate(clock: w.clock, meanPerDay: model.perDay, hourWeights: model.profile),
+                into: &starts)
+            for t in starts {
+                let length = model.sigma > 0
+                    ? r.logNormal(median: Double(model.medianMs), sigma: model.sigma)
+                    : Double(model.medianMs)
+                let stop = t + max(1, SimTime(length.rounded()))
+                w.audioStarts.append(WidgetMoment(time: t, widget: Int32(i)))
+                if stop < end { w.audioEnds.append(WidgetMoment(time: stop, widget: Int32(i))) }
+            }
+        }
+        w.audioStarts.sort()
+        w.audioEnds.sort()
     }
 }
 

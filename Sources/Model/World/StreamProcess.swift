@@ -22,6 +22,13 @@ public enum StreamProcess {
     public static let environment: UInt64 = 8
     /// The ranking policy's own randomness (coin tosses, Thompson draws).
     public static let ranking: UInt64 = 9
+    /// Acceptance draws of the session process when some widget's interest bursts
+    /// (thinning: one uniform per candidate session).
+    public static let sessionThinning: UInt64 = 10
+    /// The configuration each session's donated intent carries.
+    public static let donatedConfigurations: UInt64 = 11
+    /// StandBy: each night's start and length, then the glances during the periods.
+    public static let standBy: UInt64 = 12
 
     public static let widgetBase: UInt64 = 100
     public static let perWidget: UInt64 = 4
@@ -31,4 +38,6 @@ public enum StreamProcess {
     public static func pushes(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 1 }
     /// Scheduled content changes (meetings) of widget `w`.
     public static func scheduled(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 2 }
+    /// Audio or navigation sessions of the app whose widget `w` declares them.
+    public static func audioSessions(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 3 }
 }

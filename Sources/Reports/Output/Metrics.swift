@@ -59,6 +59,9 @@ public enum Metrics {
         .count("reloads_interaction", "reloads from taps on interactive widgets", .reloadInteraction),
         .count("reloads_time_change", "reloads at midnights, DST transitions and zone changes", .reloadTimeChange),
         .count("reloads_environment", "reloads at locale, accessibility or account changes", .reloadEnvironment),
+        .count("reloads_audio", "reloads asked by an app during its audio or navigation session", .reloadAudio),
+        .count("reloads_widget_added", "first reloads of instances added to the stack during the run", .reloadWidgetAdded),
+        .count("reloads_standby", "display refreshes while the phone was in StandBy", .reloadStandBy),
         .count("reloads_charged", "reloads charged to budgets", .charged),
         .count("requests_denied", "charged requests refused and dropped", .denied),
         .count("requests_deferred", "charged requests refused and deferred", .deferred),
@@ -82,6 +85,11 @@ public enum Metrics {
         .count("donations", "intent donations", .donations),
         .count("pushes", "pushes received", .pushes),
         .count("content_changes", "random content changes", .contentChanges),
+        .count("audio_sessions", "audio or navigation sessions started", .audioSessions),
+        .count("standby_views", "views while the phone was in StandBy", .standByViews),
+        .count("suggestions_shown", "views at which Widget Suggestions showed a widget from outside the stack on top",
+               .suggestionsShown),
+        .count("suggestions_wanted", "of those, views at which the suggested widget was wanted", .suggestionsWanted),
         .count("events", "events the kernel handled", .events),
     ]
 }

@@ -7,7 +7,7 @@ extension ScenarioReader {
     static let personKeys = [
         "views_per_day", "view_profile", "sessions_per_day", "session_profile", "session_length",
         "donation_probability", "no_interest", "swipe_probability", "tap_probability",
-        "push_while_foreground_is_free", "environment_changes_per_day", "travel",
+        "push_while_foreground_is_free", "environment_changes_per_day", "travel", "standby",
     ]
 
     func person(_ node: Node, _ path: String) -> PersonModel {
@@ -32,7 +32,36 @@ extension ScenarioReader {
             model.environmentChangesPerDay = v
         }
         if let v = f.read("travel", travel) { model.travel = v }
+        if let v = f.read("standby", standBy) { model.standBy = v }
         return model
+    }
+
+    /// `standby: {start_hour, spread, length, views_per_hour}`, every key optional
+    /// (`standby: {}` is StandBy with the defaults).
+    func standBy(_ node: Node, _ path: String) -> StandByModel? {
+        var model = StandByModel()
+        guard let f = fields(node, path, keys: ["start_hour", "spread", "length", "views_per_hour"],
+                             what: "{start_hour, spread, length, views_per_hour}", nullIsEmpty: true) else { return nil }
+        let before = issues.count
+        if let node = f["start_hour"], let v = number(node, f.path("start_hour"), .nonNegative) {
+            if v >= 24 {
+                report("must be less than 24, got \(Self.scalarText(node) ?? "")", at: node, path: f.path("start_hour"))
+            } else {
+                model.startHour = v
+            }
+        }
+        if let node = f["spread"], let v = duration(node, f.path("spread"), positive: false) {
+            if v > Milliseconds.day {
+                report("must be at most 24h", at: node, path: f.path("spread"))
+            } else {
+                model.spreadMs = v
+            }
+        }
+        if let node = f["length"] {
+            (model.medianMs, model.sigma) = logNormal(node, f.path("length"), defaults: (model.medianMs, model.sigma))
+        }
+        if let v = f.read("views_per_hour", { number($0, $1, .nonNegative) }) { model.viewsPerHour = v }
+        return issues.count == before ? model : nil
     }
 
     /// A per-person rate: a plain number (everyone the same), or `{mean, cv}` where `cv`

@@ -8,16 +8,58 @@ extension ScenarioReader {
         let defaults = StackSpec(members: [])
         var smartRotate = defaults.smartRotate
         var members: [Int]? = nil
-        if let node, let f = fields(node, path, keys: ["members", "smart_rotate"], nullIsEmpty: true) {
+        var suggestions = defaults.widgetSuggestions
+        var suggestable: [Int] = []
+        if let node, let f = fields(node, path, keys: ["members", "smart_rotate", "widget_suggestions", "suggestable"],
+                                    nullIsEmpty: true) {
             if let v = f.read("smart_rotate", flag) { smartRotate = v }
+            if let v = f.read("widget_suggestions", flag) { suggestions = v }
             if let membersNode = f["members"] {
                 guard let m = stackMembers(membersNode, f.path("members"), widgets: widgets) else { return nil }
                 members = m
             }
+            if let node = f["suggestable"] {
+                if members == nil {
+                    report("`suggestable` needs `members`: without it every widget is in the stack", at: node,
+                           path: f.path("suggestable"))
+                    return nil
+                }
+                guard let s = placedNowhere(node, f.path("suggestable"), widgets: widgets, members: members ?? [])
+                else { return nil }
+                suggestable = s
+            }
         } else if node != nil {
             return nil
         }
-        return StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate)
+        var spec = StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate)
+        spec.widgetSuggestions = suggestions
+        spec.suggestable = suggestable
+        return spec
+    }
+
+    /// `suggestable: [id, …]`: defined ids, none in the stack, none twice, at most 10.
+    func placedNowhere(_ node: Node, _ path: String, widgets: [WidgetEntry], members: [Int]) -> [Int]? {
+        guard let items = list(node, path, what: "a list of widget ids") else { return nil }
+        let before = issues.count
+        if items.count > StackSpec.maximumMembers {
+            report("at most \(StackSpec.maximumMembers) widgets, got \(items.count)", at: node, path: path)
+        }
+        var indices: [Int] = []
+        for (i, item) in items.enumerated() {
+            let itemPath = path.appending(index: i)
+            guard let id = text(item, itemPath, what: "a widget id") else { continue }
+            guard let index = widgets.firstIndex(where: { $0.id == id }) else {
+                report("widget `\(id)` is not defined", at: item, path: itemPath)
+                continue
+            }
+            if members.contains(index) {
+                report("widget `\(id)` is in the stack; suggestable widgets are placed nowhere", at: item, path: itemPath)
+            } else if indices.contains(index) {
+                report("widget `\(id)` is listed twice", at: item, path: itemPath)
+            }
+            indices.append(index)
+        }
+        return issues.count == before ? indices : nil
     }
 
     /// Every widget in file order, checked as a stack: at most 10, one family.

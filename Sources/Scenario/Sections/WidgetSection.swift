@@ -21,7 +21,7 @@ struct WidgetEntry {
 extension ScenarioReader {
     static let widgetKeys = [
         "id", "kind", "app", "family", "configuration", "interactive", "reload_cost",
-        "interest", "timeline", "content", "relevance",
+        "interest", "timeline", "content", "relevance", "donated_configurations", "added_after", "audio_sessions",
     ]
 
     /// A widget built from required parts only: the source of every default.
@@ -76,6 +76,9 @@ extension ScenarioReader {
         let timeline = required("timeline", in: f).flatMap { self.timeline($0, f.path("timeline")) }
         let content = f.read("content", self.content) ?? ContentSpec()
         let relevance = f.read("relevance", self.relevance) ?? Self.widgetDefaults.relevance
+        let donated = f.read("donated_configurations", donatedConfigurations)
+        let added = f.read("added_after") { duration($0, $1, positive: true) }
+        let audio = f.read("audio_sessions", audioSessions)
 
         guard issues.count == before, let id = entry.id, let interest, let timeline else { return entry }
         let kindName = kind ?? id
@@ -84,6 +87,9 @@ extension ScenarioReader {
         if let family = entry.family { spec.family = family }
         if let configuration { spec.configuration = configuration }
         if let interactive { spec.interactive = interactive }
+        if let donated { spec.donatedConfigurations = donated }
+        spec.addedAfterMs = added
+        spec.audioSessions = audio
         if let cost {
             if let milli = cost.milli { spec.reloadCostMilli = milli }
             if let network = cost.network { spec.usesNetwork = network }
@@ -108,6 +114,41 @@ extension ScenarioReader {
             if let v = text(value, path.appending(key: name)) { result[name] = v }
         }
         return result
+    }
+
+    /// `donated_configurations: [{configuration: {…}, weight: W}, …]`: at least one,
+    /// each weight above 0 (default 1).
+    func donatedConfigurations(_ node: Node, _ path: String) -> [DonatedConfiguration]? {
+        guard let items = list(node, path, what: "a list of {configuration, weight}") else { return nil }
+        if items.isEmpty {
+            report("must list at least one configuration", at: node, path: path)
+            return nil
+        }
+        let read: [DonatedConfiguration] = items.enumerated().compactMap { i, item in
+            let itemPath = path.appending(index: i)
+            guard let f = fields(item, itemPath, keys: ["configuration", "weight"], what: "{configuration, weight}")
+            else { return nil }
+            let configuration = required("configuration", in: f).flatMap { self.configuration($0, f.path("configuration")) }
+            let weight = f.read("weight") { number($0, $1, .positive) }
+            guard let configuration, weight != nil || f["weight"] == nil else { return nil }
+            return DonatedConfiguration(configuration, weight: weight ?? 1)
+        }
+        return read.count == items.count ? read : nil
+    }
+
+    /// `audio_sessions: {per_day, profile, length}`: `per_day` required, above 0.
+    func audioSessions(_ node: Node, _ path: String) -> AudioSessionModel? {
+        guard let f = fields(node, path, keys: ["per_day", "profile", "length"], what: "{per_day, profile, length}")
+        else { return nil }
+        guard let perDay = required("per_day", in: f).flatMap({ number($0, f.path("per_day"), .positive) }) else {
+            return nil
+        }
+        var model = AudioSessionModel(perDay: perDay)
+        if let v = f.read("profile", profile) { model.profile = v }
+        if let node = f["length"] {
+            (model.medianMs, model.sigma) = logNormal(node, f.path("length"), defaults: (model.medianMs, model.sigma))
+        }
+        return model
     }
 
     /// `reload_cost: {energy, network}`: energy units per reload (kept in thousandths).
