@@ -201,3 +201,39 @@ extension StudyRunTests {
         #expect(study.points.last!.values == ["128", "120"])
     }
 }
+
+extension StudyRunTests {
+    @Test func onePointKeepsItsNumberAndProgressNamesThePoint() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let text = try studyText()
+        let study = try ScenarioLoader.study(yaml: text, file: "study.yaml", StudyRequest(point: 2))
+        #expect(study.points.count == 1 && study.totalPoints == 3)
+        _ = try RunJob.execute(study, options(root.appendingPathComponent("two"), text: text))
+        let summary = try read(root.appendingPathComponent("two"), "summary.csv").split(separator: "\n").dropFirst()
+        #expect(summary.count == 3 * 4)
+        #expect(summary.allSatisfy { $0.split(separator: ",")[5 ... 6] == ["2", "40"] })
+        // Without the baseline point, study.csv has no differences.
+        let table = try read(root.appendingPathComponent("two"), "study.csv").split(separator: "\n")
+        let header = table[0].split(separator: ",", omittingEmptySubsequences: false)
+        let diff = try #require(header.firstIndex(of: "stale_view_share_diff_mean"))
+        #expect(table.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false)[diff] == "" })
+
+        let whole = try ScenarioLoader.study(yaml: text, file: "study.yaml")
+        let runner = Runner(study: whole, threads: 1)
+        final class Log: @unchecked Sendable {
+            let lock = NSLock()
+            var entries: [(point: Int, points: Int, done: Int)] = []
+        }
+        let seen = Log()
+        runner.onProgress = { p in
+            seen.lock.lock()
+            seen.entries.append((p.point, p.points, p.unitsDone))
+            seen.lock.unlock()
+        }
+        _ = try runner.runPoints(blocks: runner.plan.all)
+        let log = seen.entries
+        #expect(log.map(\.point) == (0 ..< 3).flatMap { Array(repeating: $0, count: 3 * 3) })
+        #expect(log.allSatisfy { $0.points == 3 } && log.map(\.done) == Array(1 ... 27))
+    }
+}
