@@ -177,7 +177,7 @@ final class ProgressLine: @unchecked Sendable {
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
         let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
-        let text = String(format: "\r%@%d/%d units, %.2f M events/s, %.0f s left   ", point, p.unitsDone, p.unitsTotal, rate / 1e6, left)
+        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, %.0f s left   ", p.unitsDone, p.unitsTotal, rate / 1e6, left)
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }
