@@ -8,6 +8,7 @@ import PackageDescription
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
+//   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
 //   CLI       the `widgetsim` command
 //   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
 // The simulation's hot path mutates arrays held by classes (engines, policies,
@@ -25,6 +26,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -52,10 +54,15 @@ let package = Package(
             path: "Sources/Reports",
             swiftSettings: hotPath
         ),
+        .target(
+            name: "WidgetSimReportPage",
+            dependencies: ["WidgetSimReports", .product(name: "Mustache", package: "swift-mustache")],
+            path: "Sources/ReportPage"
+        ),
         .executableTarget(
             name: "widgetsim",
             dependencies: [
-                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel",
+                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI"
@@ -71,6 +78,11 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ReportPageTests",
+            dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

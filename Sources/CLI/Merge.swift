@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WidgetSimModel
+import WidgetSimReportPage
 import WidgetSimReports
 import WidgetSimScenario
 
@@ -26,6 +27,9 @@ struct Merge: ParsableCommand {
     @Flag(help: "Print no summary table.")
     var quiet = false
 
+    @Flag(help: "Skip report.html and report/.")
+    var noReport = false
+
     func run() throws {
         let started = Date()
         do {
@@ -46,6 +50,7 @@ struct Merge: ParsableCommand {
                 print(study.isStudy ? StudyTable.render(assembled.results, study: study) : SummaryTable.render(assembled.result))
             }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
+            if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WidgetSimModel
+import WidgetSimReportPage
 import WidgetSimReports
 
 struct Run: ParsableCommand {
@@ -17,6 +18,8 @@ struct Run: ParsableCommand {
           run.json         version, commit, scenario fingerprint, seeds, command line, times
           study.csv        a study only: per point and pair, paired differences to the
                            baseline point (see scenarios/README.md, "Parameter studies")
+          report.html      the above drawn for people (gnuplot charts; their data and
+                           scripts in report/); `widgetsim report FOLDER` rebuilds it
         Finished blocks of people are kept in <out>/parts/ until the reports are written: \
         after an interruption (Ctrl-C, kill), --resume runs only what is missing. Reports \
         are written under temporary names and renamed when complete, so an earlier report \
@@ -59,6 +62,9 @@ struct Run: ParsableCommand {
 
     @Flag(help: "Skip widget_days.csv (large for big runs).")
     var noWidgetDays = false
+
+    @Flag(help: "Skip report.html and report/ (the CSVs are written as usual).")
+    var noReport = false
 
     @Flag(help: "Print no progress on stderr.")
     var quiet = false
@@ -108,6 +114,11 @@ struct Run: ParsableCommand {
             print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
             print(RunStatistics(result).line)
             print("reports written to \(folder.path)/")
+            if !noReport {
+                if let written = try writeReportPage(in: folder, command: "widgetsim run", optional: true) {
+                    print("charts: open \(written.page.path) in a browser")
+                }
+            }
         case .shardWritten(let blocks, let result):
             print(RunStatistics(result).line)
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
@@ -176,8 +187,11 @@ final class ProgressLine: @unchecked Sendable {
         lastDraw = p.elapsedSeconds
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
+        let remaining = left < 60 ? String(format: "%.0f s", left)
+                                  : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
         let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
-        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, %.0f s left   ", p.unitsDone, p.unitsTotal, rate / 1e6, left)
+        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6)
+            + remaining + " left   "
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }

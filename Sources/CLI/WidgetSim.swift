@@ -22,7 +22,7 @@ struct WidgetSim: ParsableCommand {
 
         The scenario format is documented in scenarios/README.md.
         """,
-        subcommands: [Run.self, Batch.self, Merge.self, Validate.self, Policies.self])
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Validate.self, Policies.self])
 }
 
 func printError(_ text: String) {

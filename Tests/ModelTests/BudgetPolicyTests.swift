@@ -266,9 +266,22 @@ let refuseSecondConfigs: [BudgetConfig] = [
                 case .freeReload(_, let t): .freeReload(1, t)
                 }
             }
-        let alone = driveBudget(try makeBudget(config.name, config.values), instances: 2, a)
-        let together = driveBudget(try makeBudget(config.name, config.values), instances: 2, mergedBudgetEvents(a, b))
+        // Budget days that follow the person's day are learned from every instance's
+        // views: instances are independent with the days of the rule before, and with
+        // the person's days as far as requests go.
+        let legacy: [String: String] = ["view_weighted": "rolling", "ios_like": "midnight"]
+        var values = config.values
+        if let day = legacy[config.name] { values["budget_day"] = .text(day) }
+        let alone = driveBudget(try makeBudget(config.name, values), instances: 2, a)
+        let together = driveBudget(try makeBudget(config.name, values), instances: 2, mergedBudgetEvents(a, b))
         #expect(together.filter { $0.instance == 0 } == alone)
+        if legacy[config.name] != nil {
+            let requests = b.filter { if case .request = $0 { true } else { false } }
+            let personAlone = driveBudget(try makeBudget(config.name, config.values), instances: 2, a)
+            let personTogether = driveBudget(
+                try makeBudget(config.name, config.values), instances: 2, mergedBudgetEvents(a, requests))
+            #expect(personTogether.filter { $0.instance == 0 } == personAlone)
+        }
         if config.name != "unlimited" {
             #expect(alone.contains { !$0.granted } && alone.contains(where: \.granted), "stream too loose to test")
         }

@@ -18,8 +18,11 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
 }
 
 @Suite struct BudgetPolicyViewWeightedTests {
+    /// With rolling 24-hour windows, the rule these tests restate (`budget_day: person`
+    /// has tests of its own).
     static func make(_ values: [String: ParameterValue]) throws -> ViewWeightedBudget {
-        try #require(try makeBudget("view_weighted", values) as? ViewWeightedBudget)
+        try #require(try makeBudget("view_weighted", values.merging(["budget_day": .text("rolling")]) { a, _ in a })
+            as? ViewWeightedBudget)
     }
 
     @Test(arguments: [UInt64(7), 8, 9])
@@ -58,8 +61,10 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
                     grants[i].append(t)
                 } else {
                     if spacingEnd != nil { refusals.spacing += 1 } else { refusals.budget += 1 }
+                    // Spacing alone: retried when it ends; a spent budget: after the retry delay.
                     let expected: BudgetDecision =
-                        reason == .timeline ? .deferUntil(max(t + retry, spacingEnd ?? t)) : .deny
+                        reason != .timeline ? .deny
+                        : !full ? .deferUntil(spacingEnd!) : .deferUntil(max(t + retry, spacingEnd ?? t))
                     #expect(decision == expected, "\(e)")
                 }
             default: break
@@ -126,13 +131,25 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 2 * bpMinute) == .deferUntil(5 * bpMinute))
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(6 * bpMinute - 1))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(5 * bpMinute))
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
         // Budget spent, spacing kept: no earliest, the plain retry.
         for k in 2 ..< 40 {
             #expect(policy.decide(instance: 0, reason: .timeline, at: Int64(k) * 5 * bpMinute) == .grant)
         }
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpHour) == .deferUntil(5 * bpHour + bpMinute))
+    }
+
+    /// With the default 15-minute timeline retry, a request refused for spacing alone
+    /// comes back when the spacing ends: requests every minute get grants 5 minutes
+    /// apart, not 16 (a background request refused for spacing is still dropped).
+    @Test func defaultRetryStillHonoursTheFiveMinuteSpacing() throws {
+        let policy = try Self.make(["max_per_day": .number(1000), "min_per_day": .number(1000)])
+        policy.begin(instances: 1)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: bpMinute) == .deferUntil(5 * bpMinute))
+        #expect(policy.decide(instance: 0, reason: .background, at: bpMinute) == .deny)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
     }
 
     @Test func maxBelowMinIsRaisedToMin() throws {
@@ -143,6 +160,12 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         let outcomes = driveBudget(policy, instances: 1, budgetRequests(every: bpMinute, until: bpDay))
         #expect(grantTimes(outcomes).count == 50)
     }
+}
+
+/// ios_like with days from midnight, the rule the tests below restate (`budget_day:
+/// person` has tests of its own).
+func makeMidnightIOSLike(_ values: [String: ParameterValue] = [:]) throws -> any BudgetPolicy {
+    try makeBudget("ios_like", values.merging(["budget_day": .text("midnight")]) { a, _ in a })
 }
 
 @Suite struct BudgetPolicyIOSLikeTests {
@@ -180,7 +203,7 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         let events = skewViews(
             randomBudgetEvents(
                 seed: 40 + UInt64(k), instances: 5, until: 11 * bpDay, meanGap: 2 * bpMinute, views: 0.5))
-        let outcomes = driveBudget(try makeBudget("ios_like", s.values), instances: 5, events)
+        let outcomes = driveBudget(try makeMidnightIOSLike(s.values), instances: 5, events)
         var views = [[Int: Int]](repeating: [:], count: 5)
         for case .view(let i, let t) in events { views[i][Int(t / bpDay), default: 0] += 1 }
         var budgetsSeen = Set<Int>()
@@ -204,7 +227,7 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
     }
 
     @Test func dayZeroGivesTheInitialBudgetAndRefillsAtTheBoundary() throws {
-        let policy = try makeBudget("ios_like")
+        let policy = try makeMidnightIOSLike()
         let events = [.request(1, .timeline, 0)] + budgetRequests(every: bpMinute, until: bpDay)
         let outcomes = driveBudget(policy, instances: 2, events)
         #expect(grantTimes(outcomes, instance: 0).count == 40)
@@ -224,14 +247,14 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         var events = perDay.enumerated().flatMap { dailyViews($0.offset, $0.element, days: 0 ..< 7) }
         for i in perDay.indices { events += budgetRequests(i, every: bpMinute, from: 7 * bpDay, until: 8 * bpDay) }
         events.sort { $0.time < $1.time }
-        let outcomes = driveBudget(try makeBudget("ios_like"), instances: perDay.count, events)
+        let outcomes = driveBudget(try makeMidnightIOSLike(), instances: perDay.count, events)
         for i in perDay.indices {
             #expect(grantTimes(outcomes, instance: i).count == expected[i], "\(perDay[i]) views a day")
         }
     }
 
     @Test func dailyBudgetFormula() throws {
-        let policy = try #require(try makeBudget("ios_like") as? IOSLikeBudget)
+        let policy = try #require(try makeMidnightIOSLike() as? IOSLikeBudget)
         #expect(policy.dailyBudget(views: 0, days: 0) == 40)
         #expect(policy.dailyBudget(views: 60, days: 2) == 30)
         #expect(policy.dailyBudget(views: 7 * 46, days: 7) == 38)
@@ -239,7 +262,7 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         #expect(policy.dailyBudget(views: 7 * 31 + 3, days: 7) == 32) // 30 + 2√1.43 = 32.39
         #expect(policy.dailyBudget(views: 10_000, days: 1) == 50)
         #expect(policy.dailyBudget(views: 3, days: 7) == 1)
-        let capped = try #require(try makeBudget("ios_like", ["initial_per_day": .number(80)]) as? IOSLikeBudget)
+        let capped = try #require(try makeMidnightIOSLike(["initial_per_day": .number(80)]) as? IOSLikeBudget)
         #expect(capped.dailyBudget(views: 0, days: 0) == 50)
     }
 
@@ -247,14 +270,14 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         // 20 views on bpDay 0, 40 on bpDay 1: on bpDay 2 the average is 30 (not 60 / 7).
         var events = dailyViews(0, 20, days: 0 ..< 1) + dailyViews(0, 40, days: 1 ..< 2)
         events += budgetRequests(every: bpMinute, from: 2 * bpDay, until: 3 * bpDay)
-        #expect(grantTimes(driveBudget(try makeBudget("ios_like"), instances: 1, events)).count == 30)
+        #expect(grantTimes(driveBudget(try makeMidnightIOSLike(), instances: 1, events)).count == 30)
     }
 
     @Test func aViewAtTheBoundaryCountsInTheNewDay() throws {
         // 46 views at exactly 24 h: bpDay 1 has no history (budget 1), bpDay 2 averages 23.
         let events = (0 ..< 46).map { _ in BudgetEvent.view(0, bpDay) }
             + budgetRequests(every: bpMinute, from: bpDay, until: 3 * bpDay)
-        let grants = grantTimes(driveBudget(try makeBudget("ios_like"), instances: 1, events))
+        let grants = grantTimes(driveBudget(try makeMidnightIOSLike(), instances: 1, events))
         #expect(grants.filter { $0 < 2 * bpDay }.count == 1)
         #expect(grants.filter { $0 >= 2 * bpDay }.count == 23)
     }
@@ -263,14 +286,14 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         for (total, each) in [(750, 37), (10, 1), (400, 20)] { // ⌊40 × total / 800⌋, at least 1
             let events = (0 ..< 20).flatMap { budgetRequests($0, every: bpMinute, until: 2 * bpHour) }
                 .sorted { $0.time < $1.time }
-            let policy = try makeBudget("ios_like", ["total_per_day": .number(Double(total))])
+            let policy = try makeMidnightIOSLike(["total_per_day": .number(Double(total))])
             let outcomes = driveBudget(policy, instances: 20, events)
             for i in 0 ..< 20 { #expect(grantTimes(outcomes, instance: i).count == each, "total \(total)") }
         }
     }
 
     @Test func retriesCanBeDropped() throws {
-        let policy = try makeBudget("ios_like", ["initial_per_day": .number(1), "background_retry": .text("drop")])
+        let policy = try makeMidnightIOSLike(["initial_per_day": .number(1), "background_retry": .text("drop")])
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .background, at: 0) == .grant)
         #expect(policy.decide(instance: 0, reason: .background, at: 1) == .deny)

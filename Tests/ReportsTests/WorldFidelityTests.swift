@@ -206,8 +206,10 @@ import WidgetSimSampling
         #expect(policy.budget(of: 1, at: 5 * Milliseconds.day) == 50)
         #expect(policy.budget(of: 0, at: 5 * Milliseconds.day) == 5 + 45 * 100 / 500)
 
+        // Midnight days, whose whole balance is at hand at once (with the person's days
+        // the same balance is released through the day).
         let ios = IOSLikeBudget(initialPerDay: 12, linearUpTo: 30, perInstanceMax: 50, totalPerDay: 750,
-                                refusal: RefusalRule(timelineRetryMs: nil, backgroundRetryMs: nil))
+                                refusal: RefusalRule(timelineRetryMs: nil, backgroundRetryMs: nil), budgetDay: .midnight)
         ios.begin(instances: 2)
         // Day 0 spends the initial budget; by day 3 instance 1 (never viewed) has 1 a day.
         let day3 = 3 * Milliseconds.day

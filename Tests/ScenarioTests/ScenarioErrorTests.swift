@@ -138,7 +138,7 @@ import WidgetSimModel
 
     @Test func relevanceModels() {
         #expect(problems(minimal(inserting: "    relevance: {model: breaking, score: 5, lead: 1h, duration: 2h}", after: 10)) == [
-            "test.yaml:11:44: widgets[0].relevance.lead: unknown key `lead`; valid keys: model, score, baseline, duration",
+            "test.yaml:11:44: widgets[0].relevance.lead: unknown key `lead`; valid keys: model, score, levels, baseline, duration",
         ])
         #expect(problems(minimal(replacing: 10, with: "    timeline: {horizon: 6h}", "    relevance: {model: sheduled}")) == [
             "test.yaml:11:24: widgets[0].relevance.model: unknown relevance model `sheduled`; did you mean `scheduled`? "

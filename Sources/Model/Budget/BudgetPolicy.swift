@@ -52,6 +52,12 @@ public enum BudgetDecision: Sendable, Equatable {
     case deferUntil(SimTime)
     /// Refused and dropped.
     case deny
+
+    /// This refusal retried at `time` instead of its own time (a grant or a drop is kept).
+    public func retried(at time: SimTime) -> BudgetDecision {
+        if case .deferUntil = self { return .deferUntil(time) }
+        return self
+    }
 }
 
 /// A budget policy (MODEL §4). One object serves one worker for one policy pair; the

@@ -5,8 +5,15 @@ import WidgetSimKernel
 /// zero balance is refused and retried after 900 s.
 ///
 /// Rule:
-/// - at the start and at every 24 h boundary t = k · 24 h from the scenario's start,
-///   each instance's balance is set (not added) to its budget b. On day 0 there is no
+/// - with `budget_day: person` (the default), budget days start at the person's usual
+///   first view of the day and release each instance's budget through the day in
+///   proportion to the views expected so far (`PersonDay`): a charged request is
+///   granted only while the instance has spent fewer than the released part. With
+///   `budget_day: midnight` (the rule before; for comparison), days start at every
+///   24 h boundary t = k · 24 h from the scenario's start and the whole balance is
+///   available at once.
+/// - at the start and at the start of every budget day, each instance's balance is set
+///   (not added) to its budget b. On day 0 there is no
 ///   history and b = `initial_per_day`. Later, with v the instance's average daily
 ///   views (from `didView`) over the previous min(7, k) whole days,
 ///   b = v if v ≤ `linear_up_to`, else `linear_up_to` + 2 · √(v − `linear_up_to`)
@@ -16,9 +23,10 @@ import WidgetSimKernel
 ///   An instance added during the run (`didAdd`) has no history before: its balance
 ///   is set to the day-0 budget at its addition, and its averages count only whole
 ///   days since then.
-///   The refill happens lazily, for all instances at once, on the first `decide` or
-///   `didView` at or after a boundary (views at the boundary instant count in the new
-///   day, after the refill).
+///   The refill happens lazily, for all instances at once, on the first `decide` (or,
+///   for midnight days, `didView`) at or after a boundary (views at the boundary
+///   instant count in the new day, after the refill). The views averaged are always
+///   counted by simulation day.
 /// - a charged request is granted iff the instance's balance is ≥ 1, which spends 1.
 /// - at zero it is refused through `RefusalRule` with no earliest time; both retries
 ///   default to 900 s (15 min), as `dasd` reschedules a refused refresh.
@@ -46,13 +54,20 @@ public final class IOSLikeBudget: BudgetPolicy {
         RefusalRule.backgroundRetry.name, .durationOrDrop, default: .duration(15 * Milliseconds.minute),
         "delay before a refused background request is asked again, or `drop`")
 
+    public static let budgetDay = ParameterSpec(
+        "budget_day", .choice(["person", "midnight"]), default: .text("person"),
+        "`person`: days from the person's usual first view, budget released with the views expected so far; "
+            + "`midnight`: days from midnight, whole budget at once")
+
     public static let descriptor = BudgetPolicyDescriptor(
         name: "ios_like",
         summary: "(unofficial) Daily budget ≈ 7-day average daily views (1:1 up to 30, square root above), "
-            + "in [1, 50] per instance and 750 a day in total, refilled every 24 h; at zero, retried in 900 s.",
-        source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial)",
+            + "in [1, 50] per instance and 750 a day in total, refilled every 24 h from the person's usual first view and "
+            + "released with the views expected so far; at zero, retried in 900 s.",
+        source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial); days that follow "
+            + "the person's: Apple, WidgetKit \"tunes the 24-hour window to the user's daily usage pattern\"",
         unofficial: true,
-        parameters: [initialPerDay, linearUpTo, perInstanceMax, totalPerDay, timelineRetry, backgroundRetry],
+        parameters: [initialPerDay, linearUpTo, perInstanceMax, totalPerDay, timelineRetry, backgroundRetry, budgetDay],
         make: { p in
             IOSLikeBudget(
                 initialPerDay: p.count(IOSLikeBudget.initialPerDay), linearUpTo: p.count(IOSLikeBudget.linearUpTo),
@@ -60,7 +75,8 @@ public final class IOSLikeBudget: BudgetPolicy {
                 totalPerDay: p.count(IOSLikeBudget.totalPerDay),
                 refusal: RefusalRule(
                     timelineRetryMs: p.retry(IOSLikeBudget.timelineRetry),
-                    backgroundRetryMs: p.retry(IOSLikeBudget.backgroundRetry)))
+                    backgroundRetryMs: p.retry(IOSLikeBudget.backgroundRetry)),
+                budgetDay: BudgetDayRule(rawValue: p.text(IOSLikeBudget.budgetDay)) ?? .person)
         })
 
     public let initialPerDay: Int
@@ -68,16 +84,24 @@ public final class IOSLikeBudget: BudgetPolicy {
     public let perInstanceMax: Int
     public let totalPerDay: Int
     public let refusal: RefusalRule
+    public let budgetDay: BudgetDayRule
     private var views = DailyViewCounts()
-    /// Each instance's balance for the current period.
+    private var personDay = PersonDay()
+    /// Each instance's budget and balance for the current period.
+    private var budgets: [Int] = []
     private var balances: [Int] = []
     /// The day each instance was added (0: there from the start).
     private var addedDay: [Int64] = []
     /// The day whose balances `balances` holds.
     private var period: Int64 = 0
 
-    public init(initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, refusal: RefusalRule) {
+    public init(
+        initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, refusal: RefusalRule,
+        budgetDay: BudgetDayRule = .person
+    ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
+        precondition(budgetDay != .rolling, "ios_like days start at midnight or at the person's first view")
+        self.budgetDay = budgetDay
         self.initialPerDay = initialPerDay
         self.linearUpTo = linearUpTo
         self.perInstanceMax = perInstanceMax
@@ -87,6 +111,8 @@ public final class IOSLikeBudget: BudgetPolicy {
 
     public func begin(instances: Int) {
         views.reset(instances: instances)
+        personDay.reset()
+        budgets.resetFlat(count: instances, to: 0)
         balances.resetFlat(count: instances, to: 0)
         addedDay.resetFlat(count: instances, to: 0)
         refill(day: 0)
@@ -113,8 +139,10 @@ public final class IOSLikeBudget: BudgetPolicy {
             balances[i] = dailyBudget(views: past.views, days: past.days)
             sum += balances[i]
         }
-        guard sum > totalPerDay else { return }
-        for i in balances.indices { balances[i] = max(1, balances[i] * totalPerDay / sum) }
+        if sum > totalPerDay {
+            for i in balances.indices { balances[i] = max(1, balances[i] * totalPerDay / sum) }
+        }
+        for i in balances.indices { budgets[i] = balances[i] }
     }
 
     @inline(__always) private func catchUp(_ now: SimTime) {
@@ -123,7 +151,13 @@ public final class IOSLikeBudget: BudgetPolicy {
     }
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        catchUp(now)
+        if budgetDay == .person {
+            if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
+            let b = budgets[instance]
+            guard b - balances[instance] < personDay.released(b, at: now) else { return refusal.refuse(reason, at: now) }
+        } else {
+            catchUp(now)
+        }
         guard balances[instance] >= 1 else { return refusal.refuse(reason, at: now) }
         balances[instance] -= 1
         return .grant
@@ -133,13 +167,18 @@ public final class IOSLikeBudget: BudgetPolicy {
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
     public func didAdd(instance: Int, at now: SimTime) {
-        catchUp(now)
+        if budgetDay == .person {
+            if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
+        } else {
+            catchUp(now)
+        }
         addedDay[instance] = DailyViewCounts.day(of: now)
         balances[instance] = dailyBudget(views: 0, days: 0)
+        budgets[instance] = balances[instance]
     }
 
     public func didView(instance: Int, at now: SimTime) {
-        catchUp(now)
+        if budgetDay == .person { personDay.recordView(at: now) } else { catchUp(now) }
         views.record(instance, day: DailyViewCounts.day(of: now))
     }
 }

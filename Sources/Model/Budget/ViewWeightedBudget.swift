@@ -12,12 +12,17 @@ import WidgetSimKernel
 ///   where avg is `w`'s views (reported by `didView`) over the previous min(7, day)
 ///   whole days (for an added instance, only days since its addition) divided by that
 ///   number of days. Computed in integers, so exact.
-/// - granted iff fewer than B granted charged reloads of `w` fall in (now − 24 h, now],
-///   and `w` has had no granted charged reload yet or the latest was at least
-///   `min_spacing` ago.
-/// - a refusal is handled by `RefusalRule`; when the spacing is violated it is retried
-///   no earlier than last + `min_spacing` (a true lower bound on the next grant even
-///   when the daily budget is spent as well), otherwise with no earliest time.
+/// - with `budget_day: person` (the default): granted iff `w` has had fewer granted
+///   charged reloads in the current budget day than the part of B released so far —
+///   budget days start at the person's usual first view and release B through the day
+///   in proportion to the views expected so far (`PersonDay`) — and `w` has had no
+///   granted charged reload yet or the latest was at least `min_spacing` ago. With
+///   `budget_day: rolling` (the rule before; for comparison) the first condition is
+///   instead: fewer than B granted charged reloads of `w` in (now − 24 h, now].
+/// - a refusal is handled by `RefusalRule` (retried or dropped, as it says for the
+///   request's reason). A refusal for spacing alone is retried when the spacing ends,
+///   at last + `min_spacing`, not after the rule's delay; when the daily budget is spent
+///   it is retried after the rule's delay, and no earlier than the spacing's end.
 ///
 /// `max_per_day` below `min_per_day` is raised to it when the policy is made (parameter
 /// specs validate each value alone, so the pair is reconciled here).
@@ -43,19 +48,28 @@ public final class ViewWeightedBudget: BudgetPolicy {
         "min_spacing", .duration(minimumMs: 0), default: .duration(5 * Milliseconds.minute),
         "least time between two charged reloads of one instance")
 
+    public static let budgetDay = ParameterSpec(
+        "budget_day", .choice(["person", "rolling"]), default: .text("person"),
+        "`person`: days from the person's usual first view, budget released with the views expected so far; "
+            + "`rolling`: any 24 h, whole budget at once")
+
     public static let descriptor = BudgetPolicyDescriptor(
         name: "view_weighted",
         summary: "A daily budget between min and max (40–70) by the instance's average daily views over "
-            + "the past week, max during a learning period, charged reloads at least 5 min apart.",
-        source: "Apple, \"Keeping a widget up to date\" (40 to 70 refreshes a day for a frequently viewed widget)",
-        parameters: [minPerDay, maxPerDay, viewsForMax, learningPeriod, minSpacing] + RefusalRule.parameters,
+            + "the past week, max during a learning period, charged reloads at least 5 min apart; each day starts at "
+            + "the person's usual first view and releases its budget with the views expected so far.",
+        source: "Apple, \"Keeping a widget up to date\" (40 to 70 refreshes a day for a frequently viewed widget; "
+            + "the 24-hour window tuned to the user's daily usage pattern)",
+        parameters: [minPerDay, maxPerDay, viewsForMax, learningPeriod, minSpacing] + RefusalRule.parameters
+            + [budgetDay],
         make: { p in
             let low = p.count(ViewWeightedBudget.minPerDay)
             return ViewWeightedBudget(
                 minPerDay: low, maxPerDay: max(low, p.count(ViewWeightedBudget.maxPerDay)),
                 viewsForMax: p.count(ViewWeightedBudget.viewsForMax),
                 learningPeriodMs: p.duration(ViewWeightedBudget.learningPeriod),
-                minSpacingMs: p.duration(ViewWeightedBudget.minSpacing), refusal: RefusalRule(p))
+                minSpacingMs: p.duration(ViewWeightedBudget.minSpacing), refusal: RefusalRule(p),
+                budgetDay: BudgetDayRule(rawValue: p.text(ViewWeightedBudget.budgetDay)) ?? .person)
         })
 
     public let minPerDay: Int
@@ -64,8 +78,13 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public let learningPeriodMs: Int64
     public let minSpacingMs: Int64
     public let refusal: RefusalRule
+    public let budgetDay: BudgetDayRule
     private var grants = GrantTimes()
     private var views = DailyViewCounts()
+    private var personDay = PersonDay()
+    /// Per instance: grants in the budget day `spentDay` (person days).
+    private var spent: [Int] = []
+    private var spentDay: [Int64] = []
     /// Each instance's end of learning: `learningPeriodMs`, or later when added later;
     /// and the day it was added (0: there from the start).
     private var learningEnd: [SimTime] = []
@@ -73,9 +92,11 @@ public final class ViewWeightedBudget: BudgetPolicy {
 
     public init(
         minPerDay: Int, maxPerDay: Int, viewsForMax: Int, learningPeriodMs: Int64, minSpacingMs: Int64,
-        refusal: RefusalRule
+        refusal: RefusalRule, budgetDay: BudgetDayRule = .person
     ) {
         precondition(minPerDay >= 1 && maxPerDay >= minPerDay, "need 1 ≤ min_per_day ≤ max_per_day")
+        precondition(budgetDay != .midnight, "view_weighted days are rolling or start at the person's first view")
+        self.budgetDay = budgetDay
         precondition(viewsForMax >= 1 && learningPeriodMs >= 0 && minSpacingMs >= 0)
         self.minPerDay = minPerDay
         self.maxPerDay = maxPerDay
@@ -88,6 +109,9 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public func begin(instances: Int) {
         grants.reset(instances: instances, depth: maxPerDay)
         views.reset(instances: instances)
+        personDay.reset()
+        spent.resetFlat(count: instances, to: 0)
+        spentDay.resetFlat(count: instances, to: -1)
         learningEnd.resetFlat(count: instances, to: learningPeriodMs)
         addedDay.resetFlat(count: instances, to: 0)
     }
@@ -109,10 +133,25 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         var spacingEnd: SimTime? = nil
         if let last = grants.latest(instance, 1), now - last < minSpacingMs { spacingEnd = last + minSpacingMs }
-        let spent = grants.fullUntil(instance, count: budget(of: instance, at: now), window: Milliseconds.day, at: now)
-        if spacingEnd == nil && spent == nil {
+        let b = budget(of: instance, at: now)
+        let full: Bool
+        if budgetDay == .person {
+            _ = personDay.advance(to: now)
+            if spentDay[instance] != personDay.day {
+                spentDay[instance] = personDay.day
+                spent[instance] = 0
+            }
+            full = spent[instance] >= personDay.released(b, at: now)
+        } else {
+            full = grants.fullUntil(instance, count: b, window: Milliseconds.day, at: now) != nil
+        }
+        if spacingEnd == nil && !full {
             grants.record(instance, at: now)
+            spent[instance] += 1
             return .grant
+        }
+        if let spacingEnd, !full {
+            return refusal.refuse(reason, at: now).retried(at: spacingEnd)
         }
         return refusal.refuse(reason, at: now, earliest: spacingEnd)
     }
@@ -121,6 +160,7 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
     public func didView(instance: Int, at now: SimTime) {
+        if budgetDay == .person { personDay.recordView(at: now) }
         views.record(instance, day: DailyViewCounts.day(of: now))
     }
 }

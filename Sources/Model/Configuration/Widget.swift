@@ -26,6 +26,9 @@ public struct WidgetSpec: Sendable {
     public var timeline: TimelineSpec
     public var content: ContentSpec
     public var relevance: RelevanceSpec
+    /// When not empty, each new relevance entry of a `scheduled` or `breaking` model
+    /// draws its score from these levels (instead of the model's `score`).
+    public var relevanceLevels: [RelevanceLevel] = []
     /// When the instance is added to the home screen, from the start; nil: there from
     /// the start. Before it, the instance does not exist: no interest, no reloads.
     public var addedAfterMs: Int64? = nil
@@ -130,9 +133,9 @@ public struct Burst: Sendable, Hashable {
 }
 
 /// What the widget's timeline provider does on a reload at t (MODEL §3): entries at t
-/// and at every predictable content change in (t, t + horizon]; a change less than
-/// `entrySpacingMs` after the previous entry is folded into that entry (the widget
-/// shows it early — predictable content is known ahead); and a reload policy.
+/// and at the predictable content changes in (t, t + horizon], at least
+/// `entrySpacingMs` apart (a change closer than that after an entry waits for the next
+/// entry, which shows it late: `ContentTimeline`); and a reload policy.
 public struct TimelineSpec: Sendable, Hashable {
     public var horizonMs: Int64
     public var entrySpacingMs: Int64 = 5 * Milliseconds.minute
@@ -148,7 +151,8 @@ public struct TimelineSpec: Sendable, Hashable {
 /// When a timeline asks to be reloaded: the earliest time the system asks again; the
 /// budget policy decides when a reload really happens.
 public enum ReloadPolicy: Sendable, Hashable {
-    /// At the end of the timeline: its horizon.
+    /// When the timeline's last entry is reached (at least one entry spacing after
+    /// the reload).
     case atEnd
     /// This long after the reload.
     case after(Int64)
@@ -183,11 +187,23 @@ public enum RelevanceSpec: Sendable, Hashable {
     /// Every reload's first entry carries `score` until the next relevance (duration 0).
     case constant(score: Double)
     /// Ahead of each scheduled change: `score` from `leadMs` before it until
-    /// `durationMs` after it; `baseline` otherwise (calendar).
+    /// `durationMs` after it (duration 0: until the next change's score begins);
+    /// `baseline` otherwise (calendar).
     case scheduled(score: Double, baseline: Double, leadMs: Int64, durationMs: Int64)
     /// A reload that brings a random change carries `score` for `durationMs`, then
     /// `baseline` (news: breaking stories).
     case breaking(score: Double, baseline: Double, durationMs: Int64)
+}
+
+/// One level of a relevance model with several: a score and the share of entries
+/// that carry it (the shares of a widget's levels sum to 1).
+public struct RelevanceLevel: Sendable, Hashable {
+    public var score: Double
+    public var share: Double
+    public init(score: Double, share: Double) {
+        self.score = score
+        self.share = share
+    }
 }
 
 /// The Smart Stack: up to 10 instances of one family, in the person's order.

@@ -29,13 +29,12 @@ public final class PersonEngine: EventHandler {
     let sameKind: WidgetLists
     let sameApp: WidgetLists
     let horizon: [Int64]
+    let entrySpacing: [Int64]
     let reloadPolicy: [ReloadPolicy]
     let periodic: [Int64]
     let cost: [Int64]
     let interactive: [Bool]
-    /// Each widget's relevance rule, copied out of its spec (read at every reload), and
-    /// whether it has one.
-    let relevance: [RelevanceSpec]
+    /// Whether the widget's timelines carry relevance.
     let hasRelevance: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
@@ -71,9 +70,8 @@ public final class PersonEngine: EventHandler {
     /// Each instance's state, one struct per instance so that a reload updates it with
     /// one write to the array.
     var instances: [InstanceState]
-    /// The current timeline's relevance: one window of `score` and a baseline outside.
-    var relevanceItems: [[(start: SimTime, end: SimTime, score: Double)]]
-    var relevanceBaseline: [Double?]
+    /// The relevance of every widget's current timeline, and its history entries.
+    let relevance: RelevanceTimelines
     var lastTop: Int? = nil
     var order: [Int] = []
     var interestBase: UnsafePointer<Double>? = nil
@@ -103,11 +101,12 @@ public final class PersonEngine: EventHandler {
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
         horizon = widgets.map(\.timeline.horizonMs)
+        entrySpacing = widgets.map(\.timeline.entrySpacingMs)
         reloadPolicy = widgets.map(\.timeline.reload)
         periodic = widgets.map { $0.content.periodicMs ?? 0 }
         cost = widgets.map(\.reloadCostMilli)
         interactive = widgets.map(\.interactive)
-        relevance = widgets.map(\.relevance)
+        relevance = RelevanceTimelines(scenario: scenario, memberOf: memberOf)
         hasRelevance = widgets.map { $0.relevance != RelevanceSpec.none }
         anyMemberRelevance = members.contains { widgets[$0].relevance != RelevanceSpec.none }
         hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
@@ -122,8 +121,6 @@ public final class PersonEngine: EventHandler {
         counts = PersonCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
         instances = Array(repeating: InstanceState(), count: widgets.count)
-        relevanceItems = Array(repeating: [], count: widgets.count)
-        relevanceBaseline = Array(repeating: nil, count: widgets.count)
         order = Array(0 ..< members.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
@@ -144,11 +141,8 @@ public final class PersonEngine: EventHandler {
         for i in audio.indices { audio[i] = 0 }
         inStandBy = false
         suggestions?.reset()
-        for w in 0 ..< widgetCount {
-            instances[w] = InstanceState()
-            relevanceItems[w].removeAll(keepingCapacity: true)
-            relevanceBaseline[w] = nil
-        }
+        for w in 0 ..< widgetCount { instances[w] = InstanceState() }
+        relevance.begin(world, seed: scenario.seed)
         lastTop = nil
         eventDay = 0
         eventsOfDay = 0
@@ -294,6 +288,7 @@ public final class PersonEngine: EventHandler {
             let x = Int(world.randomChanges[i].widget)
             counts[day, .contentChanges] += 1
             if instances[x].firstUnshownRandom == .max { instances[x].firstUnshownRandom = t }
+            if hasRelevance[x] { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
@@ -407,16 +402,24 @@ public final class PersonEngine: EventHandler {
         state.firstUnshownRandom = .max
         state.hadReload = true
         let coverageEnd = t + horizon[w]
-        state.firstUncovered = hasPredictable[w] ? firstPredictableChange(w, after: coverageEnd) : .max
+        if hasPredictable[w] {
+            state.timeline = ContentTimeline(
+                reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
+        }
         instances[w] = state
-        // A widget without relevance never has items or a baseline: nothing to clear.
-        if hasRelevance[w] { newRelevance(w, at: t, fresh: fresh, coverageEnd: coverageEnd) }
+        if hasRelevance[w] {
+            relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
+                             history: history)
+        }
         queue.cancel(slot: backgroundSlot(w))
         switch reloadPolicy[w] {
         case .after(let interval):
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .atEnd:
-            queue.schedule(at: coverageEnd, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            // After the last entry's date; a timeline of one entry asks again one entry
+            // spacing after the reload, not at once.
+            let last = hasPredictable[w] ? state.timeline.lastEntry(changes: predictableChanges(w)) : t
+            queue.schedule(at: max(last, t + entrySpacing[w]), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
@@ -424,20 +427,10 @@ public final class PersonEngine: EventHandler {
         traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
     }
 
-    /// The first periodic or scheduled change of `w` strictly after `t`, or `.max`.
-    /// (Without predictable changes it is `.max`: `reload` does not ask.)
-    func firstPredictableChange(_ w: Int, after t: SimTime) -> SimTime {
-        var first = SimTime.max
-        let period = periodic[w]
-        if period > 0 { first = (t / period + 1) * period }
-        let s = world.scheduled[w]
-        var lo = 0, hi = s.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if s[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < s.count { first = min(first, s[lo]) }
-        return first
+    /// The predictable changes of `w` (only for a widget that has some).
+    @inline(__always)
+    func predictableChanges(_ w: Int) -> PredictableChanges {
+        PredictableChanges(period: periodic[w], scheduled: world.scheduled[w])
     }
 
     func addExhausted(_ w: Int, from a: SimTime, to b: SimTime) {
@@ -452,57 +445,24 @@ public final class PersonEngine: EventHandler {
 
     // MARK: - Relevance
 
-    /// The relevance the new timeline of `w` carries, and its scores into the history.
-    /// (Only for a widget with relevance: `reload` does not ask for the others.)
-    func newRelevance(_ w: Int, at t: SimTime, fresh: Bool, coverageEnd: SimTime) {
-        relevanceItems[w].removeAll(keepingCapacity: true)
-        let m = memberOf[w]
-        switch relevance[w] {
-        case .none:
-            relevanceBaseline[w] = nil
-        case .constant(let score):
-            relevanceBaseline[w] = score
-            if m >= 0 { history.recordRelevance(member: m, score: score) }
-        case .scheduled(let score, let baseline, let lead, let duration):
-            relevanceBaseline[w] = baseline
-            if m >= 0 { history.recordRelevance(member: m, score: baseline) }
-            let s = world.scheduled[w]
-            var lo = 0, hi = s.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if s[mid] + duration <= t { lo = mid + 1 } else { hi = mid }
-            }
-            var i = lo
-            while i < s.count && s[i] - lead <= coverageEnd {
-                relevanceItems[w].append((max(t, s[i] - lead), s[i] + duration, score))
-                if m >= 0 { history.recordRelevance(member: m, score: score) }
-                i += 1
-            }
-        case .breaking(let score, let baseline, let duration):
-            relevanceBaseline[w] = baseline
-            if fresh {
-                relevanceItems[w].append((t, t + duration, score))
-                if m >= 0 { history.recordRelevance(member: m, score: score) }
-            } else if m >= 0 {
-                history.recordRelevance(member: m, score: baseline)
-            }
-        }
-    }
-
     func currentRelevance(_ w: Int, at t: SimTime) -> Double? {
-        guard instances[w].hadReload, let baseline = relevanceBaseline[w] else { return nil }
-        for item in relevanceItems[w] where item.start <= t && t < item.end {
-            return item.score
-        }
-        return baseline
+        instances[w].hadReload ? relevance.current(w, at: t) : nil
     }
 
     // MARK: - Views
 
-    /// The first change `w` does not show at `t`, or nil when it is up to date.
+    /// The first change `w` does not show at `t`, or nil when it is up to date: a
+    /// random change since its last reload, or a predictable change its timeline shows
+    /// late or not at all (`ContentTimeline`). Views come in time order.
     @inline(__always)
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
-        let first = min(instances[w].firstUnshownRandom, instances[w].firstUncovered)
+        var first = instances[w].firstUnshownRandom
+        if hasPredictable[w] && instances[w].hadReload {
+            if instances[w].timeline.nextEntry <= t {
+                instances[w].timeline.advance(to: t, changes: predictableChanges(w))
+            }
+            first = min(first, instances[w].timeline.firstUnshown)
+        }
         return first <= t ? first : nil
     }
 
@@ -636,8 +596,8 @@ struct WorldCursor {
 struct InstanceState {
     /// First random change not yet shown, or `.max`.
     var firstUnshownRandom: SimTime = .max
-    /// First predictable change after the current timeline's horizon, or `.max`.
-    var firstUncovered: SimTime = .max
+    /// The current timeline's entries of predictable content.
+    var timeline = ContentTimeline()
     var hadReload = false
     /// The first refusal since the last charged grant, or `.max`.
     var exhaustedSince: SimTime = .max

@@ -12,10 +12,11 @@ import WidgetSimSampling
 ///
 /// - no rotation is being held, and m is not in cool-down;
 /// - its current relevance is > 0 and it has at least `min_history` past scores;
-/// - its percentile within its own scores is ≥ 1 − f, with f = min(1, hard /
+/// - its percentile within its own scores is ≥ 1 − f, with f = min(1, soft /
 ///   entriesPerDay) and entriesPerDay = (past scores) / max(1, days since the person's
-///   first view), compared up to 1e-12 of rounding: only about the top quota-per-day
-///   fraction of its own scores pass;
+///   first view), compared up to 1e-12 of rounding: only about the top
+///   soft-quota-per-day fraction of its own scores pass (the unofficial filter gates on
+///   the soft quota);
 /// - it rotated fewer than `hard` times in (now − 24 h, now], and if at least `soft`
 ///   times, its current score is ≥ its historical maximum.
 ///
@@ -46,7 +47,7 @@ public final class IosLikeRanking: RankingPolicy {
 
     public static let descriptor = RankingPolicyDescriptor(
         name: "ios_like",
-        summary: "Person's order; a member rotates to the top when its score is in the top quota-per-day share of its own history, within soft/hard quotas per 24 h (1/2, 3/4, 5/6 by score diversity), held 900–1800 s, then cool-down.",
+        summary: "Person's order; a member rotates to the top when its score is in the top soft-quota-per-day share of its own history, within soft/hard quotas per 24 h (1/2, 3/4, 5/6 by score diversity), held 900–1800 s, then cool-down.",
         source: "decompiled iOS 26.1 Smart Rotate (unofficial: calibration only)",
         unofficial: true,
         parameters: [minHistory, holdMin, holdMax, cooldown],
@@ -131,16 +132,16 @@ public final class IosLikeRanking: RankingPolicy {
         let n = history.relevanceCount(member: m)
         guard n >= minHistory else { return nil }
         let pct = history.shareAtOrBelow(member: m, score: r)
-        // f = hard / entriesPerDay grows with `hard`: a score that fails with the
-        // largest quota fails with every one, before the O(history) diversity count.
-        func passes(hard: Int) -> Bool { pct >= 1 - min(1, Double(hard) * days / Double(n)) - 1e-12 }  // up to rounding
-        guard passes(hard: Self.ringSize) else { return nil }
+        // f = soft / entriesPerDay grows with `soft`: a score that fails with the
+        // largest soft quota fails with every one, before the O(history) diversity count.
+        func passes(soft: Int) -> Bool { pct >= 1 - min(1, Double(soft) * days / Double(n)) - 1e-12 }  // up to rounding
+        guard passes(soft: Self.quota(distinct: .max).soft) else { return nil }
         if distinctAt[m] != n {
             distinct[m] = history.distinctScores(member: m)
             distinctAt[m] = n
         }
         let (soft, hard) = Self.quota(distinct: distinct[m])
-        guard passes(hard: hard) else { return nil }
+        guard passes(soft: soft) else { return nil }
         let done = rotations(of: m, at: now)
         guard done < hard else { return nil }
         if done >= soft {

@@ -32,7 +32,8 @@ public final class StackHistory {
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
     public internal(set) var currentRelevance: [Double?] = []
-    /// Each member's past relevance scores (every score its timelines carried), sorted.
+    /// Each member's past relevance scores, sorted: every relevance entry of its
+    /// timelines, each once (`RelevanceTimelines`).
     private var sortedScores: [[Double]] = []
 
     public init() {}

@@ -40,4 +40,9 @@ public enum StreamProcess {
     public static func scheduled(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 2 }
     /// Audio or navigation sessions of the app whose widget `w` declares them.
     public static func audioSessions(_ w: Int) -> UInt64 { widgetBase + perWidget * UInt64(w) + 3 }
+
+    /// The relevance scores drawn for widget `w`'s entries when its relevance has levels
+    /// (numbered in a block of their own, above every per-widget block).
+    public static func relevanceLevels(_ w: Int) -> UInt64 { relevanceLevelsBase + UInt64(w) }
+    public static let relevanceLevelsBase: UInt64 = 1 << 32
 }

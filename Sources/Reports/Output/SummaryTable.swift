@@ -17,6 +17,10 @@ import WidgetSimModel
 ///       stale %     lower is better   unlimited × static     -0.9±0.5
 ///     …
 ///
+/// Runs of two weeks or more (of measured days) add the accuracy of the first and of the
+/// last seven measured days beside the whole-run figure: a ranking that learns is weak in
+/// the first week and strong in the last, which the whole-run mean hides.
+///
 /// Best accuracy leaves `oracle` out (it reads the ground truth, so it is a bound, not a
 /// contender); ceiling is not ranked (the same for every pair). Ties go to the pair
 /// listed first.
@@ -24,9 +28,29 @@ public enum SummaryTable {
     /// Which way a metric improves, for choosing the best pair.
     enum Direction { case higher, lower, unranked }
 
+    /// The measured days a column covers.
+    enum Span {
+        case measured, firstWeek, lastWeek
+
+        func days(_ t: PairTotals) -> Range<Int> {
+            let m = t.measuredDays
+            switch self {
+            case .measured: return m
+            case .firstWeek: return m.lowerBound ..< min(m.upperBound, m.lowerBound + 7)
+            case .lastWeek: return max(m.lowerBound, m.upperBound - 7) ..< m.upperBound
+            }
+        }
+    }
+
+    /// Measured days from which the table shows first- and last-week accuracy.
+    static let weekColumnsFrom = 14
+
     struct Column {
         var header: String
         var metric: String
+        var span: Span = .measured
+        /// Whether cells show the half-width: the week column shows two means instead.
+        var intervals: Bool { span == .measured }
         /// Multiplies the metric before printing (100: a share printed as a percentage).
         var scale: Double
         var decimals: Int
@@ -37,6 +61,8 @@ public enum SummaryTable {
     static let columns: [Column] = [
         Column(header: "accuracy %", metric: "accuracy", scale: 100, decimals: 1, direction: .higher,
                meaning: "views whose top was the wanted widget"),
+        Column(header: "wk1→last %", metric: "accuracy", span: .lastWeek, scale: 100, decimals: 1, direction: .higher,
+               meaning: "accuracy in the first and in the last 7 measured days (means)"),
         Column(header: "ceiling %", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
                meaning: "best accuracy any ranking could reach"),
         Column(header: "reloads/wd", metric: "reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
@@ -49,10 +75,37 @@ public enum SummaryTable {
                meaning: "mean staleness at stale views"),
     ]
 
+    /// The columns for this run: the week columns only when it measures two weeks or more.
+    static func columns(_ r: RunResult) -> [Column] {
+        let measured = r.totals.first?.first?.measuredDays.count ?? 0
+        return measured >= weekColumnsFrom ? columns : columns.filter { $0.span == .measured }
+    }
+
+    /// A column's figures for pair `p`: `Comparison.entry` over the column's days.
+    static func entry(_ r: RunResult, pair p: Int, _ metric: Metric, _ span: Span) -> Comparison.Entry {
+        if span == .measured { return Comparison.entry(r, pair: p, metric) }
+        func values(_ q: Int) -> [Double?] {
+            (0 ..< r.replications).map { rep in
+                let t = r.totals[rep][q]
+                return metric.compute(t, span.days(t))
+            }
+        }
+        let xs = values(p)
+        var diffs: [Double] = []
+        if let b = Comparison.baselineIndex(r) {
+            diffs = zip(xs, values(b)).compactMap { x, y in
+                guard let x, let y else { return nil }
+                return x - y
+            }
+        }
+        return Comparison.Entry(value: Comparison.Estimate(xs.compactMap { $0 }), difference: Comparison.Estimate(diffs))
+    }
+
     public static func render(_ r: RunResult) -> String {
         let metrics = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
+        let columns = columns(r)
         let entries: [[Comparison.Entry]] = r.pairs.indices.map { p in
-            columns.map { Comparison.entry(r, pair: p, metrics[$0.metric]!) }
+            columns.map { entry(r, pair: p, metrics[$0.metric]!, $0.span) }
         }
         let baseline = Comparison.baselineIndex(r)
         var lines: [String] = []
@@ -65,7 +118,9 @@ public enum SummaryTable {
         for (p, pair) in r.pairs.enumerated() {
             let mark = p == baseline ? " *" : ""
             table.append([pair.budget, pair.ranking + mark] + zip(columns, entries[p]).map { c, e in
-                cell(e.value, c, signed: false)
+                guard c.span == .lastWeek else { return cell(e.value, c, signed: false) }
+                let first = entry(r, pair: p, metrics[c.metric]!, .firstWeek)
+                return cell(first.value, c, signed: false, interval: false) + "→" + cell(e.value, c, signed: false, interval: false)
             })
         }
         let widths = table[0].indices.map { i in table.map { $0[i].count }.max()! }
@@ -96,7 +151,7 @@ public enum SummaryTable {
                 let x = entries[a][i].value.mean!, y = entries[b][i].value.mean!
                 return c.direction == .higher ? x > y : x < y
             }) else {
-                best.append((c.header, direction, "–", ""))
+                best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, "–", ""))
                 continue
             }
             let difference: String
@@ -107,7 +162,7 @@ public enum SummaryTable {
             } else {
                 difference = ""
             }
-            best.append((c.header, direction, r.pairs[winner].description, difference))
+            best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, r.pairs[winner].description, difference))
         }
         let w0 = best.map(\.header.count).max() ?? 0
         let w1 = best.map(\.direction.count).max() ?? 0
@@ -119,6 +174,9 @@ public enum SummaryTable {
                 + "  " + b.difference).trimmingTrailingSpaces())
         }
         lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people).")
+        if columns.contains(where: { $0.span != .measured }) {
+            lines.append("  wk1→last: a ranking that learns gains from the first week to the last; static cannot.")
+        }
         if isOracle.contains(true) {
             lines.append("  oracle is left out of best accuracy: it reads the people's ground truth.")
         }
@@ -126,10 +184,10 @@ public enum SummaryTable {
     }
 
     /// `mean±half-width`, or the mean alone when there is no interval; `–` when undefined.
-    static func cell(_ e: Comparison.Estimate, _ c: Column, signed: Bool) -> String {
+    static func cell(_ e: Comparison.Estimate, _ c: Column, signed: Bool, interval: Bool = true) -> String {
         guard let mean = e.mean else { return "–" }
         var text = format(mean * c.scale, c.decimals, signed: signed)
-        if let h = e.halfWidth { text += "±" + format(h * c.scale, c.decimals, signed: false) }
+        if interval, let h = e.halfWidth { text += "±" + format(h * c.scale, c.decimals, signed: false) }
         return text
     }
 

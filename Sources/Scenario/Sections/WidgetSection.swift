@@ -75,7 +75,7 @@ extension ScenarioReader {
         let interest = required("interest", in: f).flatMap { self.interest($0, f.path("interest")) }
         let timeline = required("timeline", in: f).flatMap { self.timeline($0, f.path("timeline")) }
         let content = f.read("content", self.content) ?? ContentSpec()
-        let relevance = f.read("relevance", self.relevance) ?? Self.widgetDefaults.relevance
+        let relevance = f.read("relevance", self.relevance)
         let donated = f.read("donated_configurations", donatedConfigurations)
         let added = f.read("added_after") { duration($0, $1, positive: true) }
         let audio = f.read("audio_sessions", audioSessions)
@@ -83,7 +83,9 @@ extension ScenarioReader {
         guard issues.count == before, let id = entry.id, let interest, let timeline else { return entry }
         let kindName = kind ?? id
         var spec = WidgetSpec(id: id, kind: kindName, app: app ?? kindName,
-                              interest: interest, timeline: timeline, content: content, relevance: relevance)
+                              interest: interest, timeline: timeline, content: content,
+                              relevance: relevance?.spec ?? Self.widgetDefaults.relevance)
+        spec.relevanceLevels = relevance?.levels ?? []
         if let family = entry.family { spec.family = family }
         if let configuration { spec.configuration = configuration }
         if let interactive { spec.interactive = interactive }
@@ -278,16 +280,17 @@ extension ScenarioReader {
 
     static let relevanceModels: [(name: String, keys: [String])] = [
         ("constant", ["model", "score"]),
-        ("scheduled", ["model", "score", "baseline", "lead", "duration"]),
-        ("breaking", ["model", "score", "baseline", "duration"]),
+        ("scheduled", ["model", "score", "levels", "baseline", "lead", "duration"]),
+        ("breaking", ["model", "score", "levels", "baseline", "duration"]),
     ]
 
-    /// `none`, or `{model: constant | scheduled | breaking, …}`. `score` is required;
-    /// `baseline` and `lead` default to 0; `duration` is required for `scheduled` (0
-    /// allowed) and `breaking` (positive).
-    func relevance(_ node: Node, _ path: String) -> RelevanceSpec? {
+    /// `none`, or `{model: constant | scheduled | breaking, …}`. `score` is required,
+    /// except that `scheduled` and `breaking` may give `levels` instead; `baseline` and
+    /// `lead` default to 0; `duration` is required for `scheduled` (0 allowed) and
+    /// `breaking` (positive).
+    func relevance(_ node: Node, _ path: String) -> (spec: RelevanceSpec, levels: [RelevanceLevel])? {
         guard case .mapping(let mapping) = node else {
-            if Self.scalarText(node) == "none" { return RelevanceSpec.none }
+            if Self.scalarText(node) == "none" { return (RelevanceSpec.none, []) }
             report("expected `none` or {model: constant | scheduled | breaking, score: …}, got \(Self.found(node))",
                    at: node, path: path)
             return nil
@@ -304,7 +307,19 @@ extension ScenarioReader {
                        options: Self.relevanceModels.map { ($0.name, ()) })
             return nil
         }
-        let score = required("score", in: f).flatMap { number($0, f.path("score")) }
+        var levels: [RelevanceLevel]? = []
+        var score: Double? = nil
+        if let node = f["levels"] {
+            levels = relevanceLevels(node, f.path("levels"))
+            if f["score"] != nil {
+                report("give `score` or `levels`, not both", at: node, path: f.path("levels"))
+                return nil
+            }
+            score = levels?.map(\.score).max()
+        } else {
+            score = required("score", in: f).flatMap { number($0, f.path("score")) }
+        }
+        guard let levels else { return nil }
         let baseline = f.read("baseline") { number($0, $1) }
         let lead = f.read("lead") { duration($0, $1, positive: false) }
         var span: Int64? = nil
@@ -316,13 +331,43 @@ extension ScenarioReader {
         guard let score, baseline != nil || f["baseline"] == nil, lead != nil || f["lead"] == nil else { return nil }
         switch model.name {
         case "constant":
-            return .constant(score: score)
+            return (.constant(score: score), levels)
         case "scheduled":
             guard let span else { return nil }
-            return .scheduled(score: score, baseline: baseline ?? 0, leadMs: lead ?? 0, durationMs: span)
+            return (.scheduled(score: score, baseline: baseline ?? 0, leadMs: lead ?? 0, durationMs: span), levels)
         default:
             guard let span else { return nil }
-            return .breaking(score: score, baseline: baseline ?? 0, durationMs: span)
+            return (.breaking(score: score, baseline: baseline ?? 0, durationMs: span), levels)
         }
+    }
+
+    /// `levels: [{score, share}, …]`: at least one level; each share above 0 and at
+    /// most 1, the shares summing to 1 (within 1e-6).
+    func relevanceLevels(_ node: Node, _ path: String) -> [RelevanceLevel]? {
+        guard let items = list(node, path, what: "a list of {score, share}") else { return nil }
+        if items.isEmpty {
+            report("must list at least one level", at: node, path: path)
+            return nil
+        }
+        var levels: [RelevanceLevel] = []
+        for (i, item) in items.enumerated() {
+            let p = path.appending(index: i)
+            guard let f = fields(item, p, keys: ["score", "share"], what: "{score, share}") else { continue }
+            let score = required("score", in: f).flatMap { number($0, f.path("score")) }
+            let shareNode = required("share", in: f)
+            var share = shareNode.flatMap { number($0, f.path("share"), .probability) }
+            if let v = share, v <= 0, let shareNode {
+                report("must be above 0, got \(Self.scalarText(shareNode) ?? "")", at: shareNode, path: f.path("share"))
+                share = nil
+            }
+            if let score, let share { levels.append(RelevanceLevel(score: score, share: share)) }
+        }
+        guard levels.count == items.count else { return nil }
+        let sum = levels.reduce(0) { $0 + $1.share }
+        if abs(sum - 1) > 1e-6 {
+            report("the shares must sum to 1, got \(sum)", at: node, path: path)
+            return nil
+        }
+        return levels
     }
 }

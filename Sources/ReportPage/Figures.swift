@@ -1,0 +1,230 @@
+import Foundation
+
+/// The page's figures, each built from the tables read from the run's CSVs.
+enum Figures {
+    /// Filled point types for budgets (square, circle, triangle, inverted triangle, diamond, pentagon).
+    static let pointTypes = [5, 7, 9, 11, 13, 15]
+
+    static func pointType(_ i: Int) -> Int { pointTypes[i % pointTypes.count] }
+
+    /// Pairs on the Pareto front of (x, y), both lower-is-better: no other pair is at least
+    /// as good on both and better on one. Sorted by x.
+    static func paretoFront(_ points: [(PairKey, Double, Double)]) -> [(PairKey, Double, Double)] {
+        points.filter { p in
+            !points.contains { q in q.1 <= p.1 && q.2 <= p.2 && (q.1 < p.1 || q.2 < p.2) }
+        }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }
+    }
+
+    /// One point per pair at (x, y) with 95% interval bars, the Pareto front joined, the baseline ringed.
+    static func tradeOff(_ c: ComparisonTable, name: String, x: HeadlineMetric, y: HeadlineMetric,
+                         xUnit: String = "", yUnit: String = "", caption: String) -> Chart? {
+        guard let xName = c.name(of: x), let yName = c.name(of: y) else { return nil }
+        let budgets = unique(c.pairs.map(\.budget)), rankings = unique(c.pairs.map(\.ranking))
+        var rows: [[ChartValue]] = []
+        var points: [(PairKey, Double, Double)] = []
+        for pair in c.pairs {
+            guard let xe = c.entries[xName]?[pair]?.value, let ye = c.entries[yName]?[pair]?.value else { continue }
+            let xv = xe.mean * x.scale, yv = ye.mean * y.scale
+            points.append((pair, xv, yv))
+            rows.append([.label(pair.budget), .label(pair.ranking), .number(xv), .number((xe.halfWidth ?? 0) * x.scale),
+                         .number(yv), .number((ye.halfWidth ?? 0) * y.scale),
+                         .number(Double(pointType(budgets.firstIndex(of: pair.budget)!))),
+                         .number(Double(rankings.firstIndex(of: pair.ranking)! + 1)),
+                         .number(pair == c.baseline ? 1 : 0)])
+        }
+        guard !rows.isEmpty else { return nil }
+        let front = paretoFront(points)
+        let file = "\(name).csv", frontFile = "\(name)_front.csv"
+        var plots = [
+            "\(gp(file)) skip 1 using 3:5:($3-$4):($3+$4):($5-$6):($5+$6) with xyerrorbars pt -1 lc rgb '#9a9a9a' title '95% intervals'",
+            "\(gp(frontFile)) skip 1 using 3:4 with lines lw 2 dt 2 lc rgb '#333333' title 'Pareto front'",
+        ]
+        for (i, r) in rankings.enumerated() {
+            plots.append("\(gp(file)) skip 1 using 3:($8==\(i + 1) ? $5 : NaN):7 with points pt variable ps 1.1 lc \(i + 1) notitle")
+            plots.append("NaN with points pt 7 ps 1.1 lc \(i + 1) title \(gp(r))")
+        }
+        for (i, b) in budgets.enumerated() {
+            plots.append("NaN with points pt \(pointType(i)) ps 1.1 lc rgb '#555555' title \(gp("budget " + b))")
+        }
+        if c.baseline != nil {
+            plots.append("\(gp(file)) skip 1 using 3:($9==1 ? $5 : NaN) with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'baseline'")
+        }
+        let body = """
+        set xlabel \(gp(label(x, xName, xUnit)))
+        set ylabel \(gp(label(y, yName, yUnit)))
+        set key outside right top vertical Left reverse samplen 1.5 font ',10'
+        set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
+        plot \(plots.joined(separator: ", \\\n     "))
+        """
+        return Chart(
+            name: name, caption: caption,
+            data: [(file, ChartData.csv(["budget", "ranking", "x", "x_ci95_half_width", "y", "y_ci95_half_width",
+                                         "budget_point_type", "ranking_index", "baseline"], rows)),
+                   (frontFile, ChartData.csv(["budget", "ranking", "x", "y"],
+                                             front.map { [.label($0.0.budget), .label($0.0.ranking), .number($0.1), .number($0.2)] }))],
+            body: body, width: 860, height: 480, marks: rows.count)
+    }
+
+    /// Accuracy per day for each ranking (under one budget), with the ceiling and the static
+    /// ranking as reference lines and the warm-up days shaded.
+    static func learning(_ d: DailyTable, budget: String, staticRanking: String?) -> Chart? {
+        let rankings = d.pairs.filter { $0.budget == budget }.map(\.ranking)
+        guard !rankings.isEmpty, d.days > 0 else { return nil }
+        let plotted = rankings.filter { $0 != staticRanking }
+        let ceilingPair = PairKey(budget: budget, ranking: rankings[0])
+        var header = ["day", "warmup", "ceiling"]
+        if let staticRanking { header.append(staticRanking) }
+        header += plotted
+        var rows: [[ChartValue]] = []
+        for day in 0 ..< d.days {
+            var row: [ChartValue] = [.number(Double(day + 1)),
+                                     .number(d.byPair[ceilingPair]![day].warmup ? 1 : 0),
+                                     .number(d.byPair[ceilingPair]![day].ceiling.map { $0 * 100 })]
+            if let staticRanking {
+                row.append(.number(d.byPair[PairKey(budget: budget, ranking: staticRanking)]?[day].accuracy.map { $0 * 100 }))
+            }
+            for r in plotted { row.append(.number(d.byPair[PairKey(budget: budget, ranking: r)]?[day].accuracy.map { $0 * 100 })) }
+            rows.append(row)
+        }
+        let name = "learning", file = "learning.csv"
+        var plots = ["\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'"]
+        var column = 4
+        if let staticRanking {
+            plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
+            column = 5
+        }
+        for (i, r) in plotted.enumerated() {
+            plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(i + 1) title \(gp(r))")
+        }
+        var shade = ""
+        if d.warmupDays > 0 {
+            shade = """
+            set object 1 rect from 0.5, graph 0 to \(Double(d.warmupDays) + 0.5), graph 1 behind fc rgb '#e8e8e8' fs solid 1.0 noborder
+            set label 1 'warm-up' at \(Double(d.warmupDays + 1) / 2 + 0.25), graph 0.96 center tc rgb '#555555'
+
+            """
+        }
+        let body = """
+        \(shade)set xlabel 'day of the run'
+        set ylabel 'accuracy (%): views whose top was the wanted widget'
+        set xrange [0.5:\(Double(d.days) + 0.5)]
+        set xtics 1,\(d.days > 14 ? 7 : 1)
+        set key outside right top vertical Left reverse samplen 2 font ',10'
+        plot \(plots.joined(separator: ", \\\n     "))
+        """
+        let caption = "Accuracy per day under the \(budget) budget, pooled over replications (Σ hits ÷ Σ views wanted). "
+            + "Each ranking learns from what it sees; the dashed black line is the best any ranking could do"
+            + (staticRanking.map { ", the dotted grey line the \($0) stack that never learns" } ?? "")
+            + (d.warmupDays > 0 ? "; shaded days are warm-up, left out of every other figure." : ".")
+        return Chart(name: name, caption: caption, data: [(file, ChartData.csv(header, rows))], body: body,
+                     width: 860, height: 440, marks: d.days * max(1, plotted.count))
+    }
+
+    /// The paired difference to the baseline of one metric, one row per pair, 95% intervals.
+    static func forest(_ c: ComparisonTable, _ m: HeadlineMetric, unit: String) -> Chart? {
+        guard let baseline = c.baseline, let metric = c.name(of: m), let byPair = c.entries[metric] else { return nil }
+        var rows: [[ChartValue]] = []
+        for pair in c.pairs {
+            guard let d = byPair[pair]?.difference else { continue }
+            rows.append([.label("\(pair.budget) / \(pair.ranking)"), .number(Double(rows.count)),
+                         .number(d.mean * m.scale), .number((d.halfWidth ?? 0) * m.scale),
+                         .number(pair == baseline ? 1 : 0)])
+        }
+        guard !rows.isEmpty else { return nil }
+        let name = "difference_\(metric)", file = "\(name).csv"
+        let body = """
+        set xlabel \(gp("difference to the baseline: " + label(m, metric, unit)))
+        set yrange [\(Double(rows.count) - 0.5):-0.5]
+        set ytics font ',10'
+        set grid noytics
+        set key off
+        set arrow 1 from 0, graph 0 to 0, graph 1 nohead dt 2 lc rgb '#333333'
+        set offsets graph 0.08, graph 0.08, 0, 0
+        plot \(gp(file)) skip 1 using 3:2:($3-$4):($3+$4):ytic(1) with xerrorbars pt 7 ps 0.8 lc rgb '#1f5fa8' title 'paired difference', \\
+             \(gp(file)) skip 1 using ($5==1 ? $3 : NaN):2 with points pt 6 ps 1.8 lc rgb 'black' title 'baseline'
+        """
+        let better = m.lowerIsBetter ? "left of zero is better" : "right of zero is better"
+        return Chart(name: name, caption: "\(metric): each pair minus the baseline (\(baseline)), 95% paired interval; \(better).",
+                     data: [(file, ChartData.csv(["pair", "row", "difference", "ci95_half_width", "baseline"], rows))],
+                     body: body, width: 560, height: 110 + 20 * rows.count, marks: rows.count)
+    }
+
+    /// Counts per reason code, stacked, one bar per pair.
+    static func reasons(_ r: ReasonsTable, kind: String, pairs: [PairKey]) -> Chart? {
+        guard let byPair = r.counts[kind], let codes = r.reasonsByKind[kind], !codes.isEmpty else { return nil }
+        let shown = pairs.filter { byPair[$0] != nil } + byPair.keys.filter { !pairs.contains($0) }.sorted()
+        let name = "reasons" + (kind.isEmpty ? "" : "_" + kind.map { $0.isLetter || $0.isNumber ? $0 : "_" }.reduce("") { $0 + String($1) })
+        let file = "\(name).csv"
+        let rows: [[ChartValue]] = shown.map { pair in
+            [.label("\(pair.budget) / \(pair.ranking)")] + codes.map { .number(byPair[pair]?[$0] ?? 0) }
+        }
+        let body = """
+        set style data histograms
+        set style histogram rowstacked
+        set style fill solid 0.85 border rgb '#ffffff'
+        set boxwidth 0.75
+        set xtics rotate by -40 left font ',9'
+        set ylabel 'count per replication'
+        set key outside right top vertical Left reverse font ',10' autotitle columnhead
+        set grid noxtics
+        plot for [i=2:\(codes.count + 1)] \(gp(file)) using i:xtic(1)
+        """
+        let what = kind.isEmpty ? "Reason codes" : "Reasons of kind \(kind.replacingOccurrences(of: "_", with: " "))"
+        return Chart(name: name, caption: "\(what) per pair (mean count per replication over the measured days), stacked by code.",
+                     data: [(file, ChartData.csv(["pair"] + codes, rows))],
+                     body: body, width: 860, height: 470, marks: shown.count)
+    }
+
+    /// One headline metric against one study parameter: a line per pair with its 95% band.
+    static func study(_ s: StudyTable, parameter: String, metric: String, index: Int) -> Chart? {
+        let m = HeadlineMetric.headline.first { $0.names.contains(metric) }
+        let scale = m?.scale ?? 1
+        let values = unique(s.rows.map { $0.parameters[parameter] ?? "" })
+        let numeric = values.allSatisfy { Double($0) != nil }
+        let xs = numeric ? values.sorted { Double($0)! < Double($1)! } : values
+        let pairs = unique(s.rows.map(\.pair))
+        var header = ["x", "value"]
+        for p in pairs { header += ["\(p.budget)/\(p.ranking)", "\(p.budget)/\(p.ranking) ci95_half_width"] }
+        var rows: [[ChartValue]] = []
+        var marks = 0
+        for (i, x) in xs.enumerated() {
+            var row: [ChartValue] = [numeric ? .number(Double(x)!) : .number(Double(i)), .label(x)]
+            for p in pairs {
+                let e = s.rows.first { $0.pair == p && $0.parameters[parameter] == x }?.values[metric]
+                if e != nil { marks += 1 }
+                row += [.number(e.map { $0.mean * scale }), .number(e.map { ($0.halfWidth ?? 0) * scale })]
+            }
+            rows.append(row)
+        }
+        guard marks > 0 else { return nil }
+        let name = "study_\(index)", file = "\(name).csv"
+        var plots: [String] = []
+        for (i, p) in pairs.enumerated() {
+            let c = 3 + 2 * i
+            plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
+            plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")
+        }
+        let body = """
+        set xlabel \(gp(parameter))
+        set ylabel \(gp(m.map { label($0, metric, "") } ?? metric))
+        set key outside right top vertical Left reverse font ',10'
+        set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
+        plot \(plots.joined(separator: ", \\\n     "))
+        """
+        return Chart(name: name, caption: "\(metric) against the study parameter \(parameter): a line per pair, its 95% interval as a band.",
+                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: marks)
+    }
+
+    /// An axis label: the metric's words, and the column it comes from.
+    static func label(_ m: HeadlineMetric, _ column: String, _ unit: String) -> String {
+        var text = m.label
+        if column.hasSuffix("_minutes") { text += " (minutes)" } else if column.hasSuffix("_seconds") || column.hasSuffix("_s") { text += " (seconds)" }
+        if !unit.isEmpty { text += " (\(unit))" }
+        return text + "  [" + column + "]"
+    }
+
+    static func unique<T: Hashable>(_ xs: [T]) -> [T] {
+        var seen = Set<T>()
+        return xs.filter { seen.insert($0).inserted }
+    }
+}

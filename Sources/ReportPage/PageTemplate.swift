@@ -1,0 +1,81 @@
+/// The page, as a Mustache template (`{{x}}` escapes HTML, `{{{x}}}` inserts it as is: only
+/// for the SVG that gnuplot drew). Self-contained: styles inline, no script, nothing fetched.
+enum PageTemplate {
+    static let text = #"""
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>WidgetSim report: {{identity.scenario}}</title>
+    <style>
+    body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f; margin: 0 auto; max-width: 1120px; padding: 1.5em 2em 4em; }
+    h1 { font-size: 1.7em; margin-bottom: 0.2em; }
+    h2 { font-size: 1.3em; margin-top: 2.2em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
+    p.lead { color: #555; margin-top: 0; }
+    dl.identity { display: grid; grid-template-columns: max-content 1fr; gap: 0.15em 1.2em; font-size: 0.93em; }
+    dl.identity dt { color: #666; }
+    dl.identity dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
+    nav a { margin-right: 1em; }
+    figure.chart { margin: 1.2em 0; }
+    figure.chart svg { width: 100%; height: auto; display: block; }
+    figcaption { font-size: 0.92em; color: #333; margin-bottom: 0.4em; }
+    p.files { font-size: 0.8em; color: #777; margin: 0.2em 0 0; font-family: ui-monospace, monospace; }
+    div.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 0 1.5em; }
+    p.absent { background: #f6f6f6; border-left: 4px solid #bbb; padding: 0.6em 1em; color: #444; }
+    div.scroll { overflow-x: auto; }
+    table.headline { border-collapse: collapse; font-size: 0.88em; font-variant-numeric: tabular-nums; }
+    table.headline th, table.headline td { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+    table.headline thead th { white-space: normal; min-width: 6em; }
+    table.headline th.pair, table.headline td.pair { text-align: left; }
+    table.headline thead th { border-bottom: 2px solid #999; vertical-align: bottom; }
+    table.headline tr.baseline td { background: #fff7d6; font-weight: 600; }
+    dl.legend dt { font-weight: 600; font-family: ui-monospace, monospace; margin-top: 0.5em; }
+    dl.legend dd { margin-left: 1.5em; }
+    </style>
+    </head>
+    <body>
+    <h1>WidgetSim report: {{identity.scenario}}</h1>
+    <p class="lead">{{description}}</p>
+    <dl class="identity" id="identity">
+    {{#identityRows}}<dt>{{name}}</dt><dd>{{value}}</dd>
+    {{/identityRows}}
+    </dl>
+    <nav>{{#sections}}<a href="#{{anchor}}">{{title}}</a>{{/sections}}</nav>
+
+    <h2 id="headline">Headline figures</h2>
+    <p>Mean over replications over the measured days, ± the 95% half-width (from <code>comparison.csv</code>).{{#baseline}} The highlighted row is the baseline, {{baseline}}.{{/baseline}}</p>
+    <div class="scroll"><table class="headline" id="headline-table">
+    <thead><tr><th class="pair">budget</th><th class="pair">ranking</th>{{#headlineColumns}}<th title="{{column}}">{{label}}</th>{{/headlineColumns}}</tr></thead>
+    <tbody>
+    {{#headlineRows}}<tr{{#baseline}} class="baseline"{{/baseline}} data-budget="{{budget}}" data-ranking="{{ranking}}"><td class="pair">{{budget}}</td><td class="pair">{{ranking}}</td>{{#cells}}<td data-metric="{{metric}}" data-mean="{{mean}}" data-half-width="{{halfWidth}}">{{text}}</td>{{/cells}}</tr>
+    {{/headlineRows}}
+    </tbody>
+    </table></div>
+
+    {{#figureSections}}
+    <h2 id="{{anchor}}">{{title}}</h2>
+    <p>{{intro}}</p>
+    {{#absent}}<p class="absent">{{absent}}</p>{{/absent}}
+    <div class="{{layout}}">
+    {{#charts}}
+    <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
+    <figcaption>{{caption}}</figcaption>
+    {{{svg}}}
+    <p class="files">report/{{name}}.gp · {{files}}</p>
+    </figure>
+    {{/charts}}
+    </div>
+    {{/figureSections}}
+
+    <h2 id="legend">What the metrics mean</h2>
+    <dl class="legend">
+    {{#legend}}<dt>{{name}}</dt><dd>{{meaning}}</dd>
+    {{/legend}}
+    </dl>
+    <p class="files">Each figure's data and gnuplot script are in report/ beside this page; `cd report &amp;&amp; gnuplot NAME.gp` redraws one. `widgetsim report FOLDER` rebuilds the page from the CSVs.</p>
+    </body>
+    </html>
+
+    """#
+}

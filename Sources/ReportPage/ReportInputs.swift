@@ -1,0 +1,302 @@
+import Foundation
+
+// Every CSV column the page reads is named in this file, and only here. Where a column
+// has had more than one name, the candidates are listed newest first.
+
+/// A budget × ranking pair, by label.
+struct PairKey: Hashable, Comparable, CustomStringConvertible {
+    var budget: String
+    var ranking: String
+    var description: String { "\(budget) × \(ranking)" }
+    static func < (a: PairKey, b: PairKey) -> Bool { (a.budget, a.ranking) < (b.budget, b.ranking) }
+}
+
+/// A mean with its 95% half-width (nil with fewer than two replications).
+struct Estimate: Equatable {
+    var mean: Double
+    var halfWidth: Double?
+}
+
+/// A metric the page draws: the candidate column names (newest first), how it reads on an
+/// axis, and which way is better.
+struct HeadlineMetric {
+    var names: [String]
+    var label: String
+    var lowerIsBetter: Bool
+    /// Multiplies the value for display (100 for a share shown as %).
+    var scale: Double
+
+    static let accuracy = HeadlineMetric(names: ["accuracy"], label: "accuracy (%)", lowerIsBetter: false, scale: 100)
+    static let chargedPerWidgetDay = HeadlineMetric(
+        names: ["charged_reloads_per_widget_day", "reloads_charged_per_widget_day"],
+        label: "charged reloads per widget-day", lowerIsBetter: true, scale: 1)
+    static let reloadsPerWidgetDay = HeadlineMetric(
+        names: ["reloads_per_widget_day"], label: "reloads per widget-day (all)", lowerIsBetter: true, scale: 1)
+    static let staleShare = HeadlineMetric(names: ["stale_view_share"], label: "stale-view share (%)", lowerIsBetter: true, scale: 100)
+    static let staleness = HeadlineMetric(
+        names: ["mean_staleness_minutes", "mean_staleness_seconds", "mean_staleness_s"],
+        label: "mean staleness at stale views", lowerIsBetter: true, scale: 1)
+    static let energy = HeadlineMetric(
+        names: ["energy", "energy_units", "energy_per_widget_day"], label: "energy spent on reloads", lowerIsBetter: true, scale: 1)
+    static let chargedReloads = HeadlineMetric(
+        names: ["reloads_charged"], label: "reloads charged to budgets", lowerIsBetter: true, scale: 1)
+
+    /// The headline metrics, in table order.
+    static let headline: [HeadlineMetric] = [
+        accuracy, chargedPerWidgetDay, reloadsPerWidgetDay, chargedReloads, staleShare, staleness, energy,
+    ]
+}
+
+/// The run's identity, from run.json (or, without it, from summary.csv).
+struct RunIdentity {
+    var scenario = ""
+    var seed = ""
+    var people = ""
+    var days = ""
+    var warmupDays = ""
+    var replications = ""
+    var version = ""
+    var commit = ""
+    var commandLine = ""
+    var finished = ""
+}
+
+/// `comparison.csv`: per pair and metric, the mean with its interval and the paired
+/// difference to the baseline with its interval.
+struct ComparisonTable {
+    var pairs: [PairKey] = []
+    var baseline: PairKey?
+    /// metric column name → pair → (value, difference to the baseline)
+    var entries: [String: [PairKey: (value: Estimate, difference: Estimate?)]] = [:]
+
+    /// The first of the metric's names this run has, or nil.
+    func name(of m: HeadlineMetric) -> String? { m.names.first { entries[$0] != nil } }
+
+    /// `point`: the study point to read (see `CSVTable.onePoint`).
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ComparisonTable {
+        let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
+        let budget = try t.require("budget"), ranking = try t.require("ranking")
+        let baseBudget = try t.require("baseline_budget"), baseRanking = try t.require("baseline_ranking")
+        let metric = try t.require("metric"), mean = try t.require("mean"), half = try t.require("ci95_half_width")
+        let diff = try t.require("diff_mean"), diffHalf = try t.require("diff_ci95_half_width")
+        var c = ComparisonTable()
+        var baseline: PairKey?
+        for (i, row) in t.rows.enumerated() {
+            let pair = PairKey(budget: row[budget], ranking: row[ranking])
+            if !c.pairs.contains(pair) { c.pairs.append(pair) }
+            baseline = PairKey(budget: row[baseBudget], ranking: row[baseRanking])
+            guard let m = try t.number(i, mean) else { continue }
+            let value = Estimate(mean: m, halfWidth: try t.number(i, half))
+            var difference: Estimate?
+            if let d = try t.number(i, diff) { difference = Estimate(mean: d, halfWidth: try t.number(i, diffHalf)) }
+            c.entries[row[metric], default: [:]][pair] = (value, difference)
+        }
+        if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
+        c.baseline = baseline.flatMap { c.pairs.contains($0) ? $0 : nil }
+        return c
+    }
+}
+
+/// `daily.csv`: accuracy and ceiling per pair and day, pooled over replications
+/// (Σ hits ÷ Σ views_wanted when those counts are there, else the mean of the daily figures).
+struct DailyTable {
+    struct Day { var warmup: Bool; var accuracy: Double?; var ceiling: Double? }
+    var days = 0
+    var warmupDays = 0
+    var pairs: [PairKey] = []
+    var byPair: [PairKey: [Day]] = [:]
+
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> DailyTable {
+        let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
+        let budget = try t.require("budget"), ranking = try t.require("ranking"), day = try t.require("day")
+        let warmup = t.column(["warmup"])
+        let accuracy = try t.require("accuracy"), ceiling = try t.require("ceiling")
+        let hits = t.column(["hits"]), wanted = t.column(["views_wanted"])
+        struct Sums { var hits = 0.0, wanted = 0.0, acc = 0.0, accN = 0.0, ceil = 0.0, ceilN = 0.0, warmup = false }
+        var sums: [PairKey: [Int: Sums]] = [:]
+        var d = DailyTable()
+        for (i, row) in t.rows.enumerated() {
+            let pair = PairKey(budget: row[budget], ranking: row[ranking])
+            if !d.pairs.contains(pair) { d.pairs.append(pair) }
+            let dayValue = try t.requiredNumber(i, day)
+            guard dayValue >= 0, dayValue < 100_000, dayValue == dayValue.rounded() else {
+                throw .damaged(file: t.file, line: t.lines[i], problem: "`day` is `\(row[day])`, not a day number")
+            }
+            let n = Int(dayValue)
+            var s = sums[pair, default: [:]][n, default: Sums()]
+            if let warmup { s.warmup = try t.requiredNumber(i, warmup) != 0 }
+            if let hits, let wanted, let h = try t.number(i, hits), let w = try t.number(i, wanted) {
+                s.hits += h
+                s.wanted += w
+            }
+            if let a = try t.number(i, accuracy) { s.acc += a; s.accN += 1 }
+            if let c = try t.number(i, ceiling) { s.ceil += c; s.ceilN += 1 }
+            sums[pair, default: [:]][n] = s
+            d.days = max(d.days, n + 1)
+        }
+        if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
+        for (pair, byDay) in sums {
+            d.byPair[pair] = (0 ..< d.days).map { n in
+                guard let s = byDay[n] else { return Day(warmup: false, accuracy: nil, ceiling: nil) }
+                let acc = hits != nil && wanted != nil ? (s.wanted > 0 ? s.hits / s.wanted : nil)
+                                                       : (s.accN > 0 ? s.acc / s.accN : nil)
+                return Day(warmup: s.warmup, accuracy: acc, ceiling: s.ceilN > 0 ? s.ceil / s.ceilN : nil)
+            }
+        }
+        d.warmupDays = d.byPair.values.first.map { $0.prefix { $0.warmup }.count } ?? 0
+        return d
+    }
+}
+
+/// `summary.csv`: read for the run's identity when there is no run.json, and checked
+/// for damage either way (the page's table says it comes from the run's CSVs).
+struct SummaryFacts {
+    var identity = RunIdentity()
+
+    static func read(_ folder: URL) throws(ReportInputError) -> SummaryFacts {
+        let t = try CSVTable.read("summary.csv", in: folder, hint: "written by `widgetsim run`")
+        if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
+        let scenario = try t.require("scenario"), seed = try t.require("seed"), replication = try t.require("replication")
+        var f = SummaryFacts()
+        f.identity.scenario = t.rows[0][scenario]
+        f.identity.seed = t.rows[0][seed]
+        if let c = t.column(["people"]) { f.identity.people = t.rows[0][c] }
+        if let c = t.column(["days"]) { f.identity.days = t.rows[0][c] }
+        if let c = t.column(["warmup_days"]) { f.identity.warmupDays = t.rows[0][c] }
+        f.identity.replications = String(Set(t.rows.map { $0[replication] }).count)
+        for i in t.rows.indices { _ = try t.requiredNumber(i, replication) }
+        return f
+    }
+}
+
+/// `run.json`, when present: the run's identity as recorded when it ran.
+enum RunJSON {
+    static func read(_ folder: URL, into identity: inout RunIdentity) throws(ReportInputError) {
+        let url = folder.appendingPathComponent("run.json")
+        guard let data = FileManager.default.contents(atPath: url.path) else { return }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw .damaged(file: "run.json", line: nil, problem: "is not a JSON object")
+        }
+        func text(_ v: Any?) -> String? {
+            switch v {
+            case let s as String: return s
+            case let n as NSNumber: return n.stringValue
+            case let a as [Any]: return a.compactMap { text($0) }.joined(separator: " ")
+            default: return nil
+            }
+        }
+        let s = object["scenario"] as? [String: Any] ?? [:]
+        identity.scenario = text(s["name"]) ?? identity.scenario
+        identity.seed = text(s["seed"]) ?? identity.seed
+        identity.people = text(s["people"]) ?? identity.people
+        identity.days = text(s["days"]) ?? identity.days
+        identity.warmupDays = text(s["warmup_days"]) ?? identity.warmupDays
+        identity.replications = text(s["replications"]) ?? identity.replications
+        identity.version = text(object["widgetsim_version"]) ?? ""
+        identity.commit = text(object["git_commit"]) ?? ""
+        identity.commandLine = text(object["command_line"]) ?? ""
+        identity.finished = text(object["finished"]) ?? ""
+    }
+}
+
+/// `reasons.csv`, when present: counts per pair, replication, day and reason code. Counts
+/// are summed over days (warm-up days left out when the file marks them) and averaged
+/// over replications. A `kind` column, when there, splits refusals from missed views;
+/// otherwise a code's prefix before the first `.` or `:` does, else all codes form one chart.
+struct ReasonsTable {
+    /// kind → pair → reason → mean count per replication
+    var counts: [String: [PairKey: [String: Double]]] = [:]
+    var reasonsByKind: [String: [String]] = [:]
+
+    static let file = "reasons.csv"
+
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ReasonsTable? {
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) else { return nil }
+        let t = try CSVTable.read(file, in: folder, hint: "").onePoint(point)
+        let budget = try t.require("budget"), ranking = try t.require("ranking")
+        let reason = try t.require("reason", "reason_code", "code"), count = try t.require("count", "n")
+        let replication = t.column(["replication"])
+        let kind = t.column(["kind", "category", "decision"])
+        let warmup = t.column(["warmup"])
+        var r = ReasonsTable()
+        var replications: [PairKey: Set<String>] = [:]
+        for (i, row) in t.rows.enumerated() {
+            if let warmup, try t.number(i, warmup) ?? 0 != 0 { continue }
+            let pair = PairKey(budget: row[budget], ranking: row[ranking])
+            let code = row[reason]
+            var k = kind.map { row[$0] } ?? ""
+            if kind == nil, let cut = code.firstIndex(where: { $0 == "." || $0 == ":" }) { k = String(code[..<cut]) }
+            let n = try t.requiredNumber(i, count)
+            guard n >= 0 else { throw .damaged(file: t.file, line: t.lines[i], problem: "`\(t.header[count])` is negative") }
+            r.counts[k, default: [:]][pair, default: [:]][code, default: 0] += n
+            if !(r.reasonsByKind[k]?.contains(code) ?? false) { r.reasonsByKind[k, default: []].append(code) }
+            replications[pair, default: []].insert(replication.map { row[$0] } ?? "0")
+        }
+        for (k, byPair) in r.counts {
+            for (pair, byReason) in byPair {
+                let reps = Double(max(1, replications[pair]?.count ?? 1))
+                r.counts[k]![pair] = byReason.mapValues { $0 / reps }
+            }
+        }
+        return r
+    }
+}
+
+/// `study.csv`, when present: one row per study point × pair with the headline metrics'
+/// means and 95% half-widths, `point`, and one column per study parameter.
+struct StudyTable {
+    struct Row { var point: String; var pair: PairKey; var parameters: [String: String]; var values: [String: Estimate] }
+    var parameters: [String] = []
+    var metrics: [String] = []
+    var rows: [Row] = []
+    /// The point the other sections show (`baseline_point`), when the file names one.
+    var baselinePoint: String?
+
+    static let file = "study.csv"
+    static let halfWidthSuffixes = ["_ci95_half_width", "_ci95", "_half_width", "_hw"]
+    static let identityColumns: Set<String> = [
+        "scenario", "point", "budget", "ranking", "replication", "replications", "seed",
+        "baseline_budget", "baseline_ranking", "people", "days", "warmup_days", "measured_days", "baseline_point",
+    ]
+
+    static func read(_ folder: URL) throws(ReportInputError) -> StudyTable? {
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) else { return nil }
+        let t = try CSVTable.read(file, in: folder, hint: "")
+        let point = try t.require("point"), budget = try t.require("budget"), ranking = try t.require("ranking")
+        var s = StudyTable()
+        let known = Set(HeadlineMetric.headline.flatMap(\.names))
+        var metricColumns: [(String, Int, Int?)] = []
+        for (i, column) in t.header.enumerated() {
+            // A mean is named by its metric, alone or with `_mean`.
+            let name = column.hasSuffix("_mean") ? String(column.dropLast(5)) : column
+            guard known.contains(name) else { continue }
+            let half = t.column(halfWidthSuffixes.map { name + $0 })
+            metricColumns.append((name, i, half))
+        }
+        let taken = Set(metricColumns.flatMap { [$0.1] + ($0.2.map { [$0] } ?? []) })
+        // The parameters sit between `point` and `budget` when the file is ordered so.
+        let parameterColumns = point < budget ? Array(point + 1 ..< budget) : t.header.indices.filter { i in
+            !taken.contains(i) && !identityColumns.contains(t.header[i])
+                && !halfWidthSuffixes.contains { t.header[i].hasSuffix($0) }
+                && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_")
+        }
+        if let c = t.column(["baseline_point"]) { s.baselinePoint = t.rows.first?[c] }
+        s.parameters = parameterColumns.map { t.header[$0] }
+        s.metrics = metricColumns.map(\.0)
+        for (i, row) in t.rows.enumerated() {
+            var values: [String: Estimate] = [:]
+            for (name, c, half) in metricColumns {
+                if let m = try t.number(i, c) {
+                    var h: Double?
+                    if let half { h = try t.number(i, half) }
+                    values[name] = Estimate(mean: m, halfWidth: h)
+                }
+            }
+            var parameters: [String: String] = [:]
+            for c in parameterColumns { parameters[t.header[c]] = row[c] }
+            s.rows.append(Row(point: row[point], pair: PairKey(budget: row[budget], ranking: row[ranking]),
+                              parameters: parameters, values: values))
+        }
+        return s
+    }
+}

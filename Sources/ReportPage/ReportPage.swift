@@ -1,0 +1,316 @@
+import Foundation
+import Mustache
+import WidgetSimReports
+
+/// `report.html`: a run's CSVs drawn for people, in one self-contained page, with each
+/// figure's data and gnuplot script kept in `report/` beside it.
+///
+/// Reads `summary.csv`, `daily.csv` and `comparison.csv` (required), `run.json`,
+/// `reasons.csv` and `study.csv` (each when present); every input is read and checked
+/// before anything is written. The figures are drawn by gnuplot's SVG terminal into a
+/// temporary folder; the page and `report/` replace the old ones only when all of it is done.
+public enum ReportPage {
+    public enum BuildError: Error, CustomStringConvertible {
+        case input(ReportInputError)
+        case gnuplotMissing
+        case gnuplotFailed(String)
+
+        public var description: String {
+            switch self {
+            case .input(let e): return e.description
+            case .gnuplotMissing:
+                return "gnuplot is not installed (Debian: apt-get install gnuplot-nox; scripts/demo and scripts/test install it)"
+            case .gnuplotFailed(let text): return "gnuplot failed: \(text)"
+            }
+        }
+
+        /// Bad input exits 2; a missing or failing tool, 1.
+        public var exitCode: Int32 {
+            if case .input = self { return 2 }
+            return 1
+        }
+    }
+
+    /// What was written, for callers that report it.
+    public struct Written: Sendable {
+        public var page: URL
+        public var charts: [String]
+        public var absentSections: [String]
+    }
+
+    /// Builds `report.html` and `report/` in `folder` from its CSVs.
+    public static func build(in folder: URL, gnuplot: String? = nil) throws(BuildError) -> Written {
+        let inputs: Inputs
+        do {
+            inputs = try Inputs.read(folder)
+        } catch {
+            throw .input(error)
+        }
+        guard let gnuplot = gnuplot ?? findExecutable("gnuplot") else { throw .gnuplotMissing }
+        let sections = Sections.make(inputs)
+        let charts = sections.flatMap(\.charts)
+
+        let fm = FileManager.default
+        let temporary = folder.appendingPathComponent(".report-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max))")
+        let chartsFolder = temporary.appendingPathComponent("report")
+        defer { try? fm.removeItem(at: temporary) }
+        do {
+            try fm.createDirectory(at: chartsFolder, withIntermediateDirectories: true)
+            for chart in charts {
+                for (file, text) in chart.data {
+                    try text.write(to: chartsFolder.appendingPathComponent(file), atomically: false, encoding: .utf8)
+                }
+                try chart.script.write(to: chartsFolder.appendingPathComponent("\(chart.name).gp"), atomically: false, encoding: .utf8)
+            }
+        } catch {
+            throw .gnuplotFailed("cannot write into \(temporary.path): \(error.localizedDescription)")
+        }
+        try runGnuplot(gnuplot, scripts: charts.map { "\($0.name).gp" }, in: chartsFolder)
+
+        var svgs: [String: String] = [:]
+        for chart in charts {
+            let url = chartsFolder.appendingPathComponent("\(chart.name).svg")
+            guard let text = try? String(contentsOf: url, encoding: .utf8), text.contains("<svg") else {
+                throw .gnuplotFailed("\(chart.name).gp drew no SVG")
+            }
+            svgs[chart.name] = inlineSVG(text)
+        }
+        let html = Page(inputs, sections, svgs).render()
+        let page = folder.appendingPathComponent("report.html")
+        let finalCharts = folder.appendingPathComponent("report")
+        do {
+            try html.write(to: temporary.appendingPathComponent("report.html"), atomically: false, encoding: .utf8)
+            // Swap in report/ first, then the page (a rename each): a reader never sees
+            // a page whose figures' files are missing.
+            let old = temporary.appendingPathComponent("old-report")
+            if fm.fileExists(atPath: finalCharts.path) { try fm.moveItem(at: finalCharts, to: old) }
+            try fm.moveItem(at: chartsFolder, to: finalCharts)
+            if rename(temporary.appendingPathComponent("report.html").path, page.path) != 0 {
+                throw CocoaError(.fileWriteUnknown)
+            }
+        } catch {
+            throw .gnuplotFailed("cannot write report.html into \(folder.path): \(error.localizedDescription)")
+        }
+        return Written(page: page, charts: charts.map(\.name),
+                       absentSections: sections.compactMap { $0.absent == nil ? nil : $0.anchor })
+    }
+
+    static func runGnuplot(_ gnuplot: String, scripts: [String], in folder: URL) throws(BuildError) {
+        guard !scripts.isEmpty else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gnuplot)
+        process.arguments = scripts
+        process.currentDirectoryURL = folder
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .gnuplotFailed("cannot start \(gnuplot): \(error.localizedDescription)")
+        }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw .gnuplotFailed(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// An SVG file's text as an element inside the page: without its XML declaration.
+    static func inlineSVG(_ text: String) -> String {
+        guard let start = text.range(of: "<svg") else { return text }
+        return String(text[start.lowerBound...])
+    }
+
+    static func findExecutable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// Everything the page reads from a run's folder.
+struct Inputs {
+    var identity: RunIdentity
+    var comparison: ComparisonTable
+    var daily: DailyTable
+    var reasons: ReasonsTable?
+    var study: StudyTable?
+
+    static func read(_ folder: URL) throws(ReportInputError) -> Inputs {
+        var identity = try SummaryFacts.read(folder).identity
+        try RunJSON.read(folder, into: &identity)
+        // A study's other sections show one point: its baseline point.
+        let study = try StudyTable.read(folder)
+        let point = study?.baselinePoint
+        return Inputs(identity: identity, comparison: try ComparisonTable.read(folder, point: point),
+                      daily: try DailyTable.read(folder, point: point),
+                      reasons: try ReasonsTable.read(folder, point: point), study: study)
+    }
+}
+
+/// A titled part of the page holding figures, or saying which file it would need.
+struct Section {
+    var anchor: String
+    var title: String
+    var intro: String
+    var charts: [Chart]
+    var absent: String?
+    var layout = "single"
+}
+
+enum Sections {
+    static func make(_ inputs: Inputs) -> [Section] {
+        let c = inputs.comparison
+        var sections: [Section] = []
+
+        let reloads: HeadlineMetric = c.name(of: .chargedPerWidgetDay) != nil ? .chargedPerWidgetDay : .reloadsPerWidgetDay
+        let tradeOffs = [
+            Figures.tradeOff(c, name: "tradeoff_reloads_staleness", x: reloads, y: .staleShare,
+                             caption: "Reloads against stale views: one point per budget × ranking pair (colour: ranking; shape: budget), "
+                                 + "95% intervals over replications as bars. The dashed line joins the pairs on the Pareto front: "
+                                 + "no other pair has both fewer reloads and fewer stale views. Lower-left is better."),
+            Figures.tradeOff(c, name: "tradeoff_energy_staleness", x: .energy, y: .staleness,
+                             caption: "Energy spent on reloads against mean staleness at stale views, as above. Lower-left is better."),
+        ].compactMap { $0 }
+        sections.append(Section(anchor: "tradeoffs", title: "Trade-offs",
+                                intro: "What each pair pays in reloads and energy for fresh content.",
+                                charts: tradeOffs))
+
+        let budgets = Figures.unique(inputs.daily.pairs.map(\.budget))
+        let budget = c.baseline.map(\.budget).flatMap { budgets.contains($0) ? $0 : nil } ?? budgets.first ?? ""
+        let rankings = inputs.daily.pairs.map(\.ranking)
+        let learning = Figures.learning(inputs.daily, budget: budget,
+                                        staticRanking: rankings.contains("static") ? "static" : nil)
+        sections.append(Section(anchor: "learning", title: "Learning over time",
+                                intro: "How fast each ranking learns what its people want (from daily.csv). A ranking that looks "
+                                    + "weak over a short run may overtake a fixed stack once it has seen a few weeks.",
+                                charts: learning.map { [$0] } ?? []))
+
+        let forests = HeadlineMetric.headline.compactMap { m in Figures.forest(c, m, unit: "") }
+        sections.append(Section(anchor: "differences", title: "Paired differences to the baseline",
+                                intro: "Replication r of every pair simulates the same people, so each pair is compared with the "
+                                    + "baseline replication by replication (from comparison.csv): an interval that misses zero is a real difference.",
+                                charts: forests,
+                                absent: c.baseline == nil ? "The baseline pair was not run, so there are no paired differences." : nil,
+                                layout: "grid"))
+
+        if let reasons = inputs.reasons {
+            let kinds = reasons.reasonsByKind.keys.sorted()
+            sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
+                                    intro: "The reason codes recorded where each decision was made (from reasons.csv).",
+                                    charts: kinds.compactMap { Figures.reasons(reasons, kind: $0, pairs: c.pairs) }))
+        } else {
+            sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
+                                    intro: "Refusal and missed-view reasons per pair, as stacked bars.", charts: [],
+                                    absent: "This section needs \(ReasonsTable.file), which this run's folder does not hold."))
+        }
+
+        if let study = inputs.study {
+            var charts: [Chart] = []
+            for p in study.parameters {
+                for m in study.metrics {
+                    if let chart = Figures.study(study, parameter: p, metric: m, index: charts.count + 1) { charts.append(chart) }
+                }
+            }
+            sections.append(Section(anchor: "studies", title: "Studies",
+                                    intro: "Each headline metric against each study parameter (from study.csv). "
+                                        + "The other sections show the study's baseline point"
+                                        + (study.baselinePoint.map { " (point \($0))" } ?? "") + ".",
+                                    charts: charts, layout: "grid"))
+        } else {
+            sections.append(Section(anchor: "studies", title: "Studies",
+                                    intro: "Each headline metric against each study parameter.", charts: [],
+                                    absent: "This section needs \(StudyTable.file), written by runs of a scenario with a `study:` section; this run's folder does not hold it."))
+        }
+        return sections
+    }
+}
+
+/// The values the template renders (plain structs: Mustache reads them by reflection).
+struct Page {
+    struct Row: Sendable { var name: String; var value: String }
+    struct Link: Sendable { var anchor: String; var title: String }
+    struct Column: Sendable { var column: String; var label: String }
+    struct Cell: Sendable { var metric: String; var mean: String; var halfWidth: String; var text: String }
+    struct HeadlineRow: Sendable { var budget: String; var ranking: String; var baseline: Bool; var cells: [Cell] }
+    struct Figure: Sendable { var name: String; var caption: String; var svg: String; var files: String; var marks: Int }
+    struct FigureSection: Sendable {
+        var anchor: String; var title: String; var intro: String; var absent: String?; var layout: String; var charts: [Figure]
+    }
+    struct Meaning: Sendable { var name: String; var meaning: String }
+
+    var identity: RunIdentity
+    var description: String
+    var identityRows: [Row]
+    var sections: [Link]
+    var baseline: String?
+    var headlineColumns: [Column]
+    var headlineRows: [HeadlineRow]
+    var figureSections: [FigureSection]
+    var legend: [Meaning]
+
+    init(_ inputs: Inputs, _ sections: [Section], _ svgs: [String: String]) {
+        let id = inputs.identity
+        let c = inputs.comparison
+        identity = id
+        description = "Scenario \(id.scenario): \(id.people) people, \(id.days) days (\(id.warmupDays.isEmpty ? "0" : id.warmupDays) warm-up), "
+            + "\(id.replications) replication\(id.replications == "1" ? "" : "s"), \(c.pairs.count) budget × ranking pairs."
+        identityRows = [
+            Row(name: "scenario", value: id.scenario), Row(name: "seed", value: id.seed),
+            Row(name: "people", value: id.people), Row(name: "days", value: id.days),
+            Row(name: "warm-up days", value: id.warmupDays.isEmpty ? "0" : id.warmupDays),
+            Row(name: "replications", value: id.replications),
+            Row(name: "WidgetSim version", value: id.version.isEmpty ? "(no run.json)" : id.version),
+            Row(name: "git commit", value: id.commit.isEmpty ? "unknown" : id.commit),
+            Row(name: "command line", value: id.commandLine.isEmpty ? "unknown" : id.commandLine),
+            Row(name: "finished", value: id.finished.isEmpty ? "unknown" : id.finished),
+        ]
+        self.sections = [Link(anchor: "headline", title: "Headline figures")]
+            + sections.map { Link(anchor: $0.anchor, title: $0.title) } + [Link(anchor: "legend", title: "Legend")]
+        baseline = c.baseline?.description
+        let metrics = HeadlineMetric.headline.compactMap { m in c.name(of: m).map { (m, $0) } }
+        headlineColumns = metrics.map { Column(column: $0.1, label: tableLabel($0.0, $0.1)) }
+        headlineRows = c.pairs.map { pair in
+            HeadlineRow(budget: pair.budget, ranking: pair.ranking, baseline: pair == c.baseline, cells: metrics.map { m, name in
+                guard let e = c.entries[name]?[pair]?.value else { return Cell(metric: name, mean: "", halfWidth: "", text: "–") }
+                return Cell(metric: name, mean: String(e.mean), halfWidth: e.halfWidth.map { String($0) } ?? "",
+                            text: formatEstimate(e, scale: m.scale))
+            })
+        }
+        figureSections = sections.map { s in
+            FigureSection(anchor: s.anchor, title: s.title, intro: s.intro, absent: s.absent, layout: s.layout,
+                          charts: s.charts.map { chart in
+                              Figure(name: chart.name, caption: chart.caption, svg: svgs[chart.name] ?? "",
+                                     files: chart.data.map { "report/" + $0.file }.joined(separator: " · "), marks: chart.marks)
+                          })
+        }
+        let meanings = Dictionary(Metrics.all.map { ($0.name, $0.meaning) }, uniquingKeysWith: { a, _ in a })
+        legend = metrics.map { Meaning(name: $0.1, meaning: meanings[$0.1] ?? $0.0.label) }
+    }
+
+    func render() -> String {
+        // The template is a constant of this program, checked by the tests: it parses.
+        let template = try! MustacheTemplate(string: PageTemplate.text)
+        return template.render(self)
+    }
+}
+
+func tableLabel(_ m: HeadlineMetric, _ column: String) -> String {
+    var text = m.label
+    if column.hasSuffix("_minutes") { text += " (min)" } else if column.hasSuffix("_seconds") { text += " (s)" }
+    return text
+}
+
+/// `mean ± half-width` with decimals chosen by the size of the mean.
+func formatEstimate(_ e: Estimate, scale: Double) -> String {
+    let mean = e.mean * scale
+    let a = abs(mean)
+    let decimals = a >= 1000 ? 0 : a >= 100 ? 1 : 2
+    var text = String(format: "%.\(decimals)f", mean)
+    if let h = e.halfWidth { text += " ± " + String(format: "%.\(decimals)f", h * scale) }
+    return text
+}
