@@ -68,7 +68,7 @@ extension StudyTable {
     /// reloads per widget-day and accuracy (as `SummaryTable` shows them), each with its
     /// paired difference to the same pair at the baseline point (`Δ`, 95%).
     public static func render(_ results: [RunResult], study: Study) -> String {
-        let shown = SummaryTable.columns.filter { ["stale_view_share", "reloads_per_widget_day", "accuracy"].contains($0.metric) }
+        let shown = SummaryTable.columns.filter { $0.span == .measured && ["stale_view_share", "reloads_per_widget_day", "accuracy"].contains($0.metric) }
         let byName = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
         let reps = results.first?.replications ?? 1
         var lines = ["study of \(study.totalPoints) points; \(reps == 1 ? "1 replication; mean" : "\(reps) replications; mean±95%")"
