@@ -241,12 +241,12 @@ let refuseSecondConfigs: [BudgetConfig] = [
             return p.decide(instance: 0, reason: reason, at: bpMinute)
         }
         let drop = ParameterValue.text("drop")
-        #expect(try secondDecision(["background_retry": drop], .background) == .deny)
-        #expect(try secondDecision(["timeline_retry": drop], .timeline) == .deny)
+        #expect(try secondDecision(["background_retry": drop], .background).isDeny)
+        #expect(try secondDecision(["timeline_retry": drop], .timeline).isDeny)
         for (key, reason, delay) in [("timeline_retry", ReloadReason.timeline, 7 * bpMinute),
                                      ("background_retry", .background, 3 * bpMinute)] {
             let d = try secondDecision([key: .duration(delay)], reason)
-            guard case .deferUntil(let until) = d else {
+            guard case .deferUntil(let until, _) = d else {
                 Issue.record("\(config.name) \(reason.label): \(d)")
                 continue
             }
@@ -311,5 +311,18 @@ let refuseSecondConfigs: [BudgetConfig] = [
             try makeBudget(config.name, config.values), instances: 2,
             events.filter { if case .freeReload = $0 { false } else { true } })
         #expect(withFree == without)
+    }
+}
+
+extension BudgetDecision {
+    /// Refused and dropped, whatever the reason code.
+    var isDeny: Bool {
+        if case .deny = self { return true }
+        return false
+    }
+    /// The retry time of a deferral, or nil.
+    var retryTime: Int64? {
+        if case .deferUntil(let t, _) = self { return t }
+        return nil
     }
 }

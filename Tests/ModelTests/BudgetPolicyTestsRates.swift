@@ -18,7 +18,7 @@ import WidgetSimModel
             if let l = last[o.instance], o.time - l < interval {
                 refused += 1
                 let expected: BudgetDecision =
-                    o.reason == .timeline ? .deferUntil(max(o.time + retry, l + interval)) : .deny
+                    o.reason == .timeline ? .deferUntil(max(o.time + retry, l + interval), because: .minSpacing) : .deny(because: .minSpacing)
                 #expect(o.decision == expected, "\(o)")
             } else {
                 #expect(o.granted, "\(o)")
@@ -36,15 +36,15 @@ import WidgetSimModel
         let policy = try makeBudget("fixed_interval", ["timeline_retry": .duration(bpMinute)])
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 10) == .grant)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .deferUntil(30 * bpMinute + 10))
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 30 * bpMinute + 9) == .deferUntil(31 * bpMinute + 9))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .deferUntil(30 * bpMinute + 10, because: .minSpacing))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 30 * bpMinute + 9) == .deferUntil(31 * bpMinute + 9, because: .minSpacing))
         #expect(policy.decide(instance: 0, reason: .timeline, at: 30 * bpMinute + 10) == .grant)
-        #expect(policy.decide(instance: 0, reason: .background, at: 30 * bpMinute + 11) == .deny)
+        #expect(policy.decide(instance: 0, reason: .background, at: 30 * bpMinute + 11) == .deny(because: .minSpacing))
 
         let slow = try makeBudget("fixed_interval", ["timeline_retry": .duration(40 * bpMinute)])
         slow.begin(instances: 1)
         #expect(slow.decide(instance: 0, reason: .timeline, at: 0) == .grant)
-        #expect(slow.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .deferUntil(45 * bpMinute))
+        #expect(slow.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .deferUntil(45 * bpMinute, because: .minSpacing))
     }
 
     @Test func theDefaultIntervalIsHalfAnHour() throws {
@@ -75,7 +75,7 @@ import WidgetSimModel
                     #expect(before < n, "\(o)")
                 } else {
                     #expect(before == n, "\(o)")
-                    #expect(o.decision == (o.reason == .timeline ? .deferUntil(o.time + retry) : .deny), "\(o)")
+                    #expect(o.decision == (o.reason == .timeline ? .deferUntil(o.time + retry, because: .quotaExhausted) : .deny(because: .quotaExhausted)), "\(o)")
                 }
             }
             #expect(mine.contains { !$0.granted } && grants.count > 2 * n)
@@ -96,9 +96,9 @@ import WidgetSimModel
         let policy = try makeBudget("daily_quota", ["per_day": .number(3)])
         policy.begin(instances: 1)
         for t in [0, bpHour, 2 * bpHour] { #expect(policy.decide(instance: 0, reason: .timeline, at: t) == .grant) }
-        #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay - 1) == .deferUntil(bpDay - 1 + 15 * bpMinute))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay - 1) == .deferUntil(bpDay - 1 + 15 * bpMinute, because: .quotaExhausted))
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay) == .grant)
-        #expect(policy.decide(instance: 0, reason: .background, at: bpDay + 1) == .deny)
+        #expect(policy.decide(instance: 0, reason: .background, at: bpDay + 1) == .deny(because: .quotaExhausted))
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay + bpHour - 1) != .grant)
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay + bpHour) == .grant)
     }
@@ -134,10 +134,10 @@ import WidgetSimModel
             ])
             policy.begin(instances: 1)
             #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
-            #expect(policy.decide(instance: 0, reason: .timeline, at: 1000) == .deferUntil(back), "rate \(rate)")
+            #expect(policy.decide(instance: 0, reason: .timeline, at: 1000) == .deferUntil(back, because: .tokensEmpty), "rate \(rate)")
             #expect(policy.decide(instance: 0, reason: .timeline, at: back - 1) != .grant, "rate \(rate)")
             #expect(policy.decide(instance: 0, reason: .timeline, at: back) == .grant, "rate \(rate)")
-            #expect(policy.decide(instance: 0, reason: .background, at: back) == .deny)
+            #expect(policy.decide(instance: 0, reason: .background, at: back) == .deny(because: .tokensEmpty))
         }
     }
 

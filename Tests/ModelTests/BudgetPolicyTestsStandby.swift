@@ -71,7 +71,7 @@ import WidgetSimModel
                 } else {
                     refusedIn[b] += 1
                     let free = counted[counted.count - quota[b]] + window[b]
-                    #expect(decision == (reason == .timeline ? .deferUntil(max(t + retry, free)) : .deny), "\(e)")
+                    #expect(decision == (reason == .timeline ? .deferUntil(max(t + retry, free), because: StandbyBucketsBudget.Bucket(rawValue: b)!.refusal) : .deny(because: StandbyBucketsBudget.Bucket(rawValue: b)!.refusal)), "\(e)")
                 }
             default: policy.didReload(instance: e.instance, charged: false, at: e.time)
             }
@@ -86,7 +86,7 @@ import WidgetSimModel
         #expect(grants.count == 6 * 20)
         for g in grants { #expect(grantsInWindow(grants, in: 10 * bpMinute, endingAt: g) <= 20) }
         // The 21st request of the first window waits for the first grant to leave it.
-        #expect(outcomes[20].decision == .deferUntil(600_000))
+        #expect(outcomes[20].decision == .deferUntil(600_000, because: .bucketQuotaActive))
         #expect(outcomes[20].time == 200_000)
         #expect(outcomes[60].granted) // 600 s: the grant at 0 has left the window
     }
@@ -95,8 +95,8 @@ import WidgetSimModel
         let policy = try Self.make()
         policy.begin(instances: 1)
         for k in 0 ..< 10 { #expect(policy.decide(instance: 0, reason: .timeline, at: Int64(k) * bpMinute) == .grant) }
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 10 * bpMinute) == .deferUntil(bpDay))
-        #expect(policy.decide(instance: 0, reason: .background, at: 10 * bpMinute) == .deny)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 10 * bpMinute) == .deferUntil(bpDay, because: .bucketQuotaRare))
+        #expect(policy.decide(instance: 0, reason: .background, at: 10 * bpMinute) == .deny(because: .bucketQuotaRare))
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay - 1) != .grant)
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay) == .grant)
     }
@@ -113,7 +113,7 @@ import WidgetSimModel
         }
         // Grants at start + 0 … 19 min; the 10th latest is at start + 10 min.
         let refused = policy.decide(instance: 0, reason: .timeline, at: 12 * bpHour)
-        #expect(refused == .deferUntil(start + 10 * bpMinute + 2 * bpHour))
+        #expect(refused == .deferUntil(start + 10 * bpMinute + 2 * bpHour, because: .bucketQuotaWorkingSet))
     }
 
     @Test func aQuotaOfZeroIsUnlimited() throws {

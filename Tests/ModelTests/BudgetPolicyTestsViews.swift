@@ -62,9 +62,11 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
                 } else {
                     if spacingEnd != nil { refusals.spacing += 1 } else { refusals.budget += 1 }
                     // Spacing alone: retried when it ends; a spent budget: after the retry delay.
+                    let why: RefusalReason = full ? (t < learning ? .learningPeriod : .quotaExhausted) : .minSpacing
                     let expected: BudgetDecision =
-                        reason != .timeline ? .deny
-                        : !full ? .deferUntil(spacingEnd!) : .deferUntil(max(t + retry, spacingEnd ?? t))
+                        reason != .timeline ? .deny(because: why)
+                        : !full ? .deferUntil(spacingEnd!, because: why)
+                        : .deferUntil(max(t + retry, spacingEnd ?? t), because: why)
                     #expect(decision == expected, "\(e)")
                 }
             default: break
@@ -130,14 +132,14 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         let policy = try Self.make(["timeline_retry": .duration(bpMinute), "max_per_day": .number(40)])
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 2 * bpMinute) == .deferUntil(5 * bpMinute))
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(5 * bpMinute))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 2 * bpMinute) == .deferUntil(5 * bpMinute, because: .minSpacing))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute - 1) == .deferUntil(5 * bpMinute, because: .minSpacing))
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
         // Budget spent, spacing kept: no earliest, the plain retry.
         for k in 2 ..< 40 {
             #expect(policy.decide(instance: 0, reason: .timeline, at: Int64(k) * 5 * bpMinute) == .grant)
         }
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpHour) == .deferUntil(5 * bpHour + bpMinute))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpHour) == .deferUntil(5 * bpHour + bpMinute, because: .learningPeriod))
     }
 
     /// With the default 15-minute timeline retry, a request refused for spacing alone
@@ -147,8 +149,8 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         let policy = try Self.make(["max_per_day": .number(1000), "min_per_day": .number(1000)])
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 0) == .grant)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: bpMinute) == .deferUntil(5 * bpMinute))
-        #expect(policy.decide(instance: 0, reason: .background, at: bpMinute) == .deny)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: bpMinute) == .deferUntil(5 * bpMinute, because: .minSpacing))
+        #expect(policy.decide(instance: 0, reason: .background, at: bpMinute) == .deny(because: .minSpacing))
         #expect(policy.decide(instance: 0, reason: .timeline, at: 5 * bpMinute) == .grant)
     }
 
@@ -218,7 +220,7 @@ func makeMidnightIOSLike(_ values: [String: ParameterValue] = [:]) throws -> any
                 #expect(granted <= s.instanceMax)
                 // Grants come first; then every request is refused with the 900 s retry.
                 #expect(today.prefix(granted).allSatisfy { $0.granted })
-                for o in today.dropFirst(granted) { #expect(o.decision == .deferUntil(o.time + 15 * bpMinute)) }
+                for o in today.dropFirst(granted) { #expect(o.decision.retryTime == o.time + 15 * bpMinute) }
                 grantedToday += granted
             }
             #expect(grantedToday <= max(s.total, 5))
@@ -232,8 +234,8 @@ func makeMidnightIOSLike(_ values: [String: ParameterValue] = [:]) throws -> any
         let outcomes = driveBudget(policy, instances: 2, events)
         #expect(grantTimes(outcomes, instance: 0).count == 40)
         #expect(grantTimes(outcomes, instance: 1).count == 1)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay - 1) == .deferUntil(bpDay - 1 + 900_000))
-        #expect(policy.decide(instance: 0, reason: .background, at: bpDay - 1) == .deferUntil(bpDay - 1 + 900_000))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay - 1) == .deferUntil(bpDay - 1 + 900_000, because: .quotaExhausted))
+        #expect(policy.decide(instance: 0, reason: .background, at: bpDay - 1) == .deferUntil(bpDay - 1 + 900_000, because: .quotaExhausted))
         // No views on bpDay 0: from bpDay 1 the budget is the floor of 1, for both instances.
         #expect(policy.decide(instance: 1, reason: .timeline, at: bpDay) == .grant)
         #expect(policy.decide(instance: 0, reason: .timeline, at: bpDay + 1) == .grant)
@@ -296,7 +298,7 @@ func makeMidnightIOSLike(_ values: [String: ParameterValue] = [:]) throws -> any
         let policy = try makeMidnightIOSLike(["initial_per_day": .number(1), "background_retry": .text("drop")])
         policy.begin(instances: 1)
         #expect(policy.decide(instance: 0, reason: .background, at: 0) == .grant)
-        #expect(policy.decide(instance: 0, reason: .background, at: 1) == .deny)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: 2) == .deferUntil(2 + 900_000))
+        #expect(policy.decide(instance: 0, reason: .background, at: 1) == .deny(because: .quotaExhausted))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 2) == .deferUntil(2 + 900_000, because: .quotaExhausted))
     }
 }

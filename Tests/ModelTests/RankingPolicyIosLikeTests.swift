@@ -2,15 +2,22 @@ import Testing
 @testable import WidgetSimModel
 import WidgetSimSampling
 
-/// `ios_like`: the rotation filter's rules one at a time on hand-built histories, then a
-/// 30-day drive checked against an independent re-statement of every rule.
+/// `ios_like` proposing under the rotation governor (`rotation_limits: ios`): the rules
+/// one at a time on hand-built histories, then a 30-day drive checked against an
+/// independent re-statement of every rule.
 @Suite struct RankingPolicyIosLikeTests {
-    static let fixedHold: [String: ParameterValue] = ["hold_min": .duration(900_000), "hold_max": .duration(900_000)]
+    static let fixedHold = RotationLimits(holdMinMs: 900_000, holdMaxMs: 900_000)
 
-    func policy(_ values: [String: ParameterValue] = fixedHold, members: Int = 3, seed: UInt = 1) -> IosLikeRanking {
+    func policy(_ values: [String: ParameterValue] = [:], members: Int = 3, seed: UInt = 1) -> IosLikeRanking {
         let p = RankingPolicies.named("ios_like")!.make(PolicyParameters(values)) as! IosLikeRanking
         p.begin(members: members, stream: RandomStream(kind: .taus2, seed: seed))
         return p
+    }
+
+    func governor(_ limits: RotationLimits = fixedHold, members: Int = 3, seed: UInt = 1) -> RotationGovernor {
+        let g = RotationGovernor(limits: limits)
+        g.begin(members: members, stream: RandomStream(kind: .taus2, seed: seed))
+        return g
     }
 
     func record(_ h: StackHistory, member: Int, _ scores: [Double]) {
@@ -23,23 +30,26 @@ import WidgetSimSampling
         let h = stackHistory(members: 3)
         record(h, member: 1, [1, 2, 1, 2, 1, 2, 1, 2, 1, 2])
         h.currentRelevance = [nil, 2, nil]
-        let p = policy()
+        let p = policy(), g = governor()
         let rotated = [1, 0, 2], home = [0, 1, 2]
-        #expect(rankOnce(p, h, time: 0) == rotated)
-        #expect(p.held == 1 && p.holdUntil == 900_000)
+        #expect(governed(p, g, h, time: 0) == rotated)
+        #expect(g.held == 1 && g.holdUntil == 900_000)
         h.currentRelevance[1] = nil  // held whatever the relevance does
-        #expect(rankOnce(p, h, time: 899_999) == rotated)
+        #expect(governed(p, g, h, time: 899_999) == rotated)
+        #expect(g.holding)
         h.currentRelevance[1] = 2
-        #expect(rankOnce(p, h, time: 900_000) == home)
-        #expect(p.cooldownUntil[1] == 4_500_000)
-        #expect(rankOnce(p, h, time: 4_499_999) == home)
+        #expect(governed(p, g, h, time: 900_000) == home)
+        #expect(g.cooldownUntil[1] == 4_500_000)
+        #expect(g.veto(1, at: 4_499_999, history: h) == .coolingDown)
+        #expect(governed(p, g, h, time: 4_499_999) == home)
         // Second rotation: one done ≥ soft, allowed because 2 is the historical maximum.
-        #expect(rankOnce(p, h, time: 4_500_000) == rotated)
-        #expect(rankOnce(p, h, time: 5_399_999) == rotated)
-        #expect(rankOnce(p, h, time: 9_000_000) == home)
+        #expect(governed(p, g, h, time: 4_500_000) == rotated)
+        #expect(governed(p, g, h, time: 5_399_999) == rotated)
+        #expect(governed(p, g, h, time: 9_000_000) == home)
         // Hard quota reached until the first rotation leaves the 24 h window.
-        #expect(rankOnce(p, h, time: rkDay - 1) == home)
-        #expect(rankOnce(p, h, time: rkDay) == rotated)
+        #expect(g.veto(1, at: rkDay - 1, history: h) == .rotationQuota)
+        #expect(governed(p, g, h, time: rkDay - 1) == home)
+        #expect(governed(p, g, h, time: rkDay) == rotated)
     }
 
     /// Three distinct scores: soft 3, hard 4. From day 2.5 on, 10 scores and 4 per day
@@ -47,18 +57,18 @@ import WidgetSimSampling
     @Test func softQuotaNeedsTheHistoricalMaximum() {
         let h = stackHistory(members: 3)
         record(h, member: 1, [1, 1, 1, 1, 1, 1, 1, 1, 2, 3])
-        let p = policy()
-        #expect(rankOnce(p, h, time: 0) == [0, 1, 2])  // the person's first view
+        let p = policy(), g = governor()
+        #expect(governed(p, g, h, time: 0) == [0, 1, 2])  // the person's first view
         h.currentRelevance = [nil, 2, nil]
         let t0 = 3 * rkDay, gap: Int64 = 4_500_000
         for k in 0 ..< 3 {
-            #expect(rankOnce(p, h, time: t0 + Int64(k) * gap) == [1, 0, 2], "rotation \(k + 1)")
+            #expect(governed(p, g, h, time: t0 + Int64(k) * gap) == [1, 0, 2], "rotation \(k + 1)")
         }
-        #expect(rankOnce(p, h, time: t0 + 3 * gap) == [0, 1, 2])  // 2 < max 3
+        #expect(governed(p, g, h, time: t0 + 3 * gap) == [0, 1, 2])  // 2 < max 3
         h.currentRelevance[1] = 3
-        #expect(rankOnce(p, h, time: t0 + 3 * gap + 1) == [1, 0, 2])
-        #expect(rankOnce(p, h, time: t0 + 4 * gap + 1) == [0, 1, 2])  // hard 4 reached
-        #expect(rankOnce(p, h, time: t0 + rkDay) == [1, 0, 2])  // the first left the window
+        #expect(governed(p, g, h, time: t0 + 3 * gap + 1) == [1, 0, 2])
+        #expect(governed(p, g, h, time: t0 + 4 * gap + 1) == [0, 1, 2])  // hard 4 reached
+        #expect(governed(p, g, h, time: t0 + rkDay) == [1, 0, 2])  // the first left the window
     }
 
     /// 100 distinct scores 1…100: soft 5, hard 6. After d days of the person's, 100 / d
@@ -106,7 +116,8 @@ import WidgetSimSampling
         }
     }
 
-    /// Two candidates: one uniform picks by percentile weight, the next gives the hold.
+    /// Two candidates: one uniform of the policy's stream picks by percentile weight; one
+    /// uniform of the governor's stream gives the hold.
     @Test func weightedCoinTossAndHoldDraw() {
         let h = stackHistory(members: 4)
         for m in 1 ... 2 { record(h, member: m, (1 ... 10).map(Double.init)) }
@@ -115,12 +126,13 @@ import WidgetSimSampling
         let n = 3000
         for seed in 1 ... n {
             let p = policy([:], members: 4, seed: UInt(seed))
-            let order = rankOnce(p, h, time: 0)
+            let g = governor(RotationLimits(), members: 4, seed: UInt(seed + 7))
+            let order = governed(p, g, h, time: 0)
             let replica = RandomStream(kind: .taus2, seed: UInt(seed))
             let pick = replica.uniform() * 1.5 < 0.5 ? 1 : 2
-            let hold = 900_000 + Int64(replica.uniform() * 900_001)
+            let hold = 900_000 + Int64(RandomStream(kind: .taus2, seed: UInt(seed + 7)).uniform() * 900_001)
             #expect(order == (pick == 1 ? [1, 0, 2, 3] : [2, 0, 1, 3]))
-            #expect(p.holdUntil == hold)
+            #expect(g.holdUntil == hold)
             if pick == 2 { picks2 += 1 }
         }
         let sd = (Double(n) * 2 / 9).squareRoot()
@@ -132,12 +144,12 @@ import WidgetSimSampling
         let h = stackHistory(members: 3)
         for m in 1 ... 2 { record(h, member: m, (1 ... 10).map(Double.init)) }
         h.currentRelevance = [nil, 10, nil]
-        let p = policy()
-        #expect(rankOnce(p, h, time: 0) == [1, 0, 2])
+        let p = policy(), g = governor()
+        #expect(governed(p, g, h, time: 0) == [1, 0, 2])
         h.currentRelevance = [nil, 10, 10]
-        #expect(rankOnce(p, h, time: 899_999) == [1, 0, 2])
-        #expect(rankOnce(p, h, time: 900_000) == [2, 0, 1])
-        #expect(rankOnce(p, h, time: 1_800_000) == [0, 1, 2])
+        #expect(governed(p, g, h, time: 899_999).first == 1)  // held, whatever is proposed
+        #expect(governed(p, g, h, time: 900_000).first == 2)
+        #expect(governed(p, g, h, time: 1_800_000).first == 0)
     }
 
     /// 30 days, views every few minutes, relevance changing every half hour on average
@@ -149,6 +161,7 @@ import WidgetSimSampling
         let members = 5
         let h = stackHistory(members: members)
         let p = policy([:], members: members, seed: seed + 1000)
+        let g = governor(RotationLimits(), members: members, seed: seed + 2000)
         let events = RandomStream(kind: .taus2, seed: seed)
         // Score sets by member: 0 anything; 1 two values; 2 four; 3 continuous; 4 with ≤ 0.
         func draw(_ m: Int) -> Double? {
@@ -184,7 +197,7 @@ import WidgetSimSampling
                 nextChange[m] = t + 1 + Int64(events.exponential(mean: Double(30 * rkMinute)))
             }
             firstView = firstView ?? t
-            let order = rankOnce(p, h, time: t)
+            let order = governed(p, g, h, time: t)
             views += 1
             let top = order[0]
             if top != 0 && top != previousTop {
@@ -204,20 +217,20 @@ import WidgetSimSampling
                     #expect(t >= last.until, "a rotation during another's hold")
                 }
                 #expect(t >= holdEnd[m] + rkHour, "cool-down of member \(m)")
-                #expect(p.held == m)
-                let hold = p.holdUntil - t
+                #expect(g.held == m)
+                let hold = g.holdUntil - t
                 #expect(hold >= 900_000 && hold <= 1_800_000, "hold of \(hold) ms")
                 starts[m].append(t)
                 maxInWindow[m] = max(maxInWindow[m], before + 1)
-                lastHold = (m, t, p.holdUntil)
-                holdEnd[m] = p.holdUntil
+                lastHold = (m, t, g.holdUntil)
+                holdEnd[m] = g.holdUntil
             }
-            // Every view: the held member on top and the person's order below, or the
-            // person's order once the hold is over.
+            // Every view: the held member on top while its hold lasts; after it, the
+            // person's first or a new rotation.
             if let last = lastHold, t < last.until {
-                #expect(order == [last.member] + (0 ..< members).filter { $0 != last.member })
+                #expect(top == last.member)
             } else {
-                #expect(order == Array(0 ..< members), "at \(t) after a hold ending \(lastHold?.until ?? -1)")
+                #expect(top == 0, "at \(t) after a hold ending \(lastHold?.until ?? -1)")
             }
             previousTop = top
         }
@@ -233,4 +246,13 @@ import WidgetSimSampling
         #expect(maxInWindow[3] >= 5, "continuous member: \(maxInWindow[3])")
         #expect(starts.map(\.count).reduce(0, +) > 100)
     }
+}
+
+/// `ios_like` proposes, the governor decides: the order the stack shows (its top first,
+/// then the proposal).
+func governed(_ p: IosLikeRanking, _ g: RotationGovernor, _ h: StackHistory, time: Int64) -> [Int] {
+    var order = rankOnce(p, h, time: time)
+    let top = g.choose(order, at: time, history: h)
+    order.moveToFront(top)
+    return order
 }

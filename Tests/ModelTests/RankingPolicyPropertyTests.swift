@@ -77,8 +77,7 @@ let rankingPolicyVariants: [(String, [String: ParameterValue])] =
         ("relevance", ["threshold": .number(0)]),
         ("relevance", ["threshold": .number(0.95)]),
         ("hybrid", ["smoothing": .number(0), "relevance_weight": .number(0)]),
-        ("ios_like", ["min_history": .number(0), "cooldown": .duration(0), "hold_min": .duration(1000), "hold_max": .duration(1000)]),
-        ("ios_like", ["hold_min": .duration(1_800_000), "hold_max": .duration(900_000)]),
+        ("ios_like", ["min_history": .number(0)]),
         ("thompson", ["by_hour": .flag(false), "prior_alpha": .number(0.01), "prior_beta": .number(1000)]),
     ]
 

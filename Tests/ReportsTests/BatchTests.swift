@@ -143,7 +143,7 @@ import WidgetSimScenario
         let folders = shards.map(\.folder)
         try merge(folders.reversed(), into: root.appendingPathComponent("merged"))
         let single = try reports(in: root.appendingPathComponent("single"))
-        #expect(single.count == 4)
+        #expect(single.count == 5)
         #expect(try reports(in: root.appendingPathComponent("merged")) == single)
     }
 

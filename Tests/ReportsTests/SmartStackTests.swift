@@ -9,8 +9,9 @@ import WidgetSimReports
     /// |observed − expected| within 4 standard deviations.
     func close(_ observed: Double, _ expected: Double, sd: Double) -> Bool { abs(observed - expected) <= 4 * sd }
 
+    /// Without rotation limits (a ranking alone), oracle meets the ceiling.
     @Test func oracleAccuracyEqualsTheBayesCeiling() throws {
-        let s = scenario(
+        var s = scenario(
             people: 30, days: 3,
             widgets: [
                 widget("a", base: 0.5, peaks: [InterestPeak(hour: 8, widthHours: 2, factor: 4)]),
@@ -18,6 +19,7 @@ import WidgetSimReports
                 widget("c", base: 0.3, peaks: [InterestPeak(hour: 19, widthHours: 2, factor: 4)]),
             ],
             rankings: [PolicyChoice(name: "oracle")])
+        s.stack.rotationLimits = .none
         let t = try run(s).totals[0][0]
         // Hits are a sum of Bernoulli(p_v) with Σ p_v = Σ max P(wanted = w); its variance
         // is Σ p_v (1 − p_v) ≤ Σ p_v.
@@ -45,8 +47,9 @@ import WidgetSimReports
     }
 
     @Test func timeOfDayBeatsStaticOnAStrongDailyPattern() throws {
-        // Three widgets, each wanted mostly in its own part of the day.
-        let s = scenario(
+        // Three widgets, each wanted mostly in its own part of the day; the ranking
+        // alone, without the system's rotation limits.
+        var s = scenario(
             people: 10, days: 14,
             widgets: [
                 widget("morning", base: 0.3, peaks: [InterestPeak(hour: 8, widthHours: 2, factor: 10)]),
@@ -57,6 +60,7 @@ import WidgetSimReports
                 p.sessionsPerDay = PerPersonRate(mean: 15)
                 p.donationProbability = 1
             }
+        s.stack.rotationLimits = .none
         let r = try run(s)
         let fixed = totals(r, "unlimited", "static"), learned = totals(r, "unlimited", "time_of_day")
         let a0 = Double(fixed.sum(.hits)) / Double(fixed.sum(.viewsWanted))
@@ -88,42 +92,6 @@ import WidgetSimReports
         let scaled = try run(stack(scale: 1000)).totals[0][0]
         #expect(plain == scaled)
         #expect(plain.sum(.rotations) > 0, "the scenario must make relevance rotate")
-    }
-
-    @Test func iosLikeNeverRotatesAWidgetBeyondItsHardQuota() throws {
-        var news = ContentSpec()
-        news.randomPerDay = 60
-        news.pushFraction = 1
-        let s = scenario(
-            people: 4, days: 6,
-            widgets: [
-                widget("weather", base: 0.4, relevance: .constant(score: 1)),
-                widget("news", base: 0.3, reload: .after(15 * Milliseconds.minute), content: news,
-                       relevance: .breaking(score: 8, baseline: 1, durationMs: Milliseconds.hour)),
-                widget("stocks", base: 0.3, reload: .after(15 * Milliseconds.minute), content: news,
-                       relevance: .breaking(score: 3, baseline: 1, durationMs: 30 * Milliseconds.minute)),
-            ],
-            rankings: [PolicyChoice(name: "ios_like")])
-        var rotations = 0
-        for person in 0 ..< 4 {
-            let spy = RecordingRanking(RankingPolicies.named("ios_like")!.make(PolicyParameters()))
-            _ = try simulate(s, person: person, budget: UnlimitedBudget(), ranking: spy)
-            // A rotation of member m: m comes on top at a view after another member was.
-            var times: [[SimTime]] = Array(repeating: [], count: 3)
-            var previous = 0
-            for (t, top) in spy.tops {
-                if top != previous && top != 0 { times[top].append(t) }
-                previous = top
-            }
-            for m in 1 ..< 3 {
-                rotations += times[m].count
-                for (i, t) in times[m].enumerated() {
-                    let inDay = times[m][...i].filter { $0 > t - Milliseconds.day }.count
-                    #expect(inDay <= 6, "member \(m) rotated \(inDay) times in the 24 h before \(t)")
-                }
-            }
-        }
-        #expect(rotations > 0, "the scenario must make ios_like rotate")
     }
 
     @Test func rankingPoliciesSeeTheSameWorld() throws {

@@ -55,10 +55,14 @@ import WidgetSimScenario
         let identity = Set(ReportWriter.identityColumns + ReportWriter.wallClockColumns + ["point", "budgets.daily_quota.per_day"])
         let studyRows = rows(try read(root.appendingPathComponent("study"), "summary.csv"), dropping: identity)
         let studyDaily = rows(try read(root.appendingPathComponent("study"), "daily.csv"), dropping: identity)
+        let studyReasons = rows(try read(root.appendingPathComponent("study"), "reasons.csv"), dropping: identity)
+        let reasonsHeader = try read(root.appendingPathComponent("study"), "reasons.csv").prefix { $0 != "\n" }
+        #expect(reasonsHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,day"))
         let studyHeader = try read(root.appendingPathComponent("study"), "summary.csv").prefix { $0 != "\n" }
         #expect(studyHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
         let perPoint = (studyRows.count - 1) / 3, perPointDaily = (studyDaily.count - 1) / 3
-        var plainRows: [String] = [], plainDaily: [String] = []
+        let perPointReasons = (studyReasons.count - 1) / 3
+        var plainRows: [String] = [], plainDaily: [String] = [], exhausted: [Int] = []
         for (k, v) in Self.values.enumerated() {
             let text = try tinyText(perDay: v)
             let s = try ScenarioLoader.parse(yaml: text, file: "plain.yaml")
@@ -66,14 +70,19 @@ import WidgetSimScenario
             _ = try RunJob.execute(s, options(folder, text: text))
             let plain = rows(try read(folder, "summary.csv"), dropping: identity)
             let daily = rows(try read(folder, "daily.csv"), dropping: identity)
+            let reasons = rows(try read(folder, "reasons.csv"), dropping: identity)
             #expect(plain[0] == studyRows[0], "the same columns once identity is set aside")
             #expect(Array(plain.dropFirst()) == Array(studyRows[1 + k * perPoint ..< 1 + (k + 1) * perPoint]), "point \(k)")
             #expect(Array(daily.dropFirst()) == Array(studyDaily[1 + k * perPointDaily ..< 1 + (k + 1) * perPointDaily]), "point \(k)")
+            #expect(Array(reasons.dropFirst()) == Array(studyReasons[1 + k * perPointReasons ..< 1 + (k + 1) * perPointReasons]), "point \(k)")
             plainRows += plain.dropFirst()
+            exhausted.append(reasons.filter { $0.contains(",refusal,quota_exhausted,") }.map { Int($0.split(separator: ",").last!)! }.reduce(0, +))
             plainDaily += daily.dropFirst()
         }
         // The limit matters to the quota: the points are not all the same run.
         #expect(Set(plainRows).count > plainRows.count / 2)
+        // The quota's refusals are counted at every point, fewer as its limit rises.
+        #expect(exhausted[0] > exhausted[1] && exhausted[1] > exhausted[2] && exhausted[2] > 0, "\(exhausted)")
     }
 
     @Test func aValueThatCannotMatterGivesExactlyZeroPairedDifference() throws {
@@ -118,7 +127,7 @@ import WidgetSimScenario
         let study = try ScenarioLoader.study(yaml: text, file: "study.yaml")
         _ = try RunJob.execute(study, options(root.appendingPathComponent("one"), text: text))
         let single = try reports(in: root.appendingPathComponent("one"))
-        #expect(single.count == 5 && single["study.csv"] != nil)
+        #expect(single.count == 6 && single["study.csv"] != nil && single["reasons.csv"] != nil)
 
         _ = try RunJob.execute(study, options(root.appendingPathComponent("two"), text: text, threads: 2))
         #expect(try reports(in: root.appendingPathComponent("two")) == single)

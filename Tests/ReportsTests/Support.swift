@@ -141,7 +141,7 @@ func finished(_ outcome: RunOutcome) -> RunResult? {
 /// times and the command line, left out).
 func reports(in folder: URL) throws -> [String: String] {
     var out: [String: String] = [:]
-    for name in ["summary.csv", "daily.csv", "comparison.csv", "widget_days.csv", "study.csv"] {
+    for name in ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv", "study.csv"] {
         let url = folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
         out[name] = withoutWallClock(try String(contentsOf: url, encoding: .utf8))

@@ -106,7 +106,8 @@ import WidgetSimModel
         #expect(problems(minimal(adding: "person: {interactive: true}")) == [
             "test.yaml:13:10: person.interactive: unknown key `interactive`; valid keys: views_per_day, view_profile, "
                 + "sessions_per_day, session_profile, session_length, donation_probability, no_interest, "
-                + "swipe_probability, tap_probability, push_while_foreground_is_free, environment_changes_per_day, travel, standby",
+                + "swipe_probability, tap_probability, push_while_foreground_is_free, background_pushes_per_hour, "
+                + "environment_changes_per_day, travel, standby",
         ])
     }
 

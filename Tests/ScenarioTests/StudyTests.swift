@@ -200,3 +200,35 @@ import WidgetSimModel
         #expect(quota(s) == .number(30))
     }
 }
+
+extension StudyTests {
+    /// The system's rules (the rotation governor's limits in `stack:`, the push throttle
+    /// in `person:`) are values of the file like any other: a study reaches them, even
+    /// when the file does not write them, and checks them as the file would.
+    @Test func theSystemsRulesCanVary() throws {
+        let s = try study(file(
+            "study:",
+            "  parameters:",
+            "    - {path: stack.rotation_limits, values: [ios, none]}",
+            "    - {path: stack.hold_min, values: [5m, 20m]}",
+            "    - {path: person.background_pushes_per_hour, values: [none, 2]}"))
+        #expect(s.points.count == 8)
+        #expect(s.points.map(\.scenario.stack.rotationLimits.mode) == [.ios, .ios, .ios, .ios, .none, .none, .none, .none])
+        #expect(s.points.map(\.scenario.stack.rotationLimits.holdMinMs) == [5, 5, 20, 20, 5, 5, 20, 20].map { Int64($0) * Milliseconds.minute })
+        #expect(s.points.map(\.scenario.person.backgroundPushesPerHour) == [nil, 2, nil, 2, nil, 2, nil, 2])
+        // The file's other stack values stay the file's (the default members, in file order).
+        #expect(s.points.allSatisfy { $0.scenario.stack.members == [0] && $0.scenario.stack.smartRotate })
+
+        #expect(errors(file(
+            "study:",
+            "  parameters:",
+            "    - {path: stack.rotation_limits, values: [ios, strict]}",
+            "    - {path: person.background_pushes_per_hour, values: [0]}")) == [
+            "s.yaml:19:51: study.parameters[0].values[1]: `stack.rotation_limits` = `strict`: `strict` is not one of ios, none",
+            "s.yaml:20:58: study.parameters[1].values[0]: `person.background_pushes_per_hour` = `0`: 0 is outside 1…3600",
+        ])
+        #expect(errors(file(), StudyRequest(sweeps: ["stack.rotation_limit=ios,none"])) == [
+            "(command line):0:0: --sweep stack.rotation_limit=ios,none: unknown path `stack.rotation_limit`; did you mean `stack.rotation_limits`?",
+        ])
+    }
+}

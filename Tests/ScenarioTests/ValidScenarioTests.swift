@@ -246,3 +246,36 @@ import WidgetSimSampling
         }
     }
 }
+
+/// The system's rules as scenario keys: `stack: rotation_limits` with its parameters and
+/// `person: background_pushes_per_hour`.
+@Suite struct SystemRuleKeyTests {
+    @Test func defaultsAreTheIOSLimitsAndThreePushesAnHour() throws {
+        let s = try parse(minimal(adding: "# nothing more"))
+        #expect(s.stack.rotationLimits == RotationLimits())
+        #expect(s.stack.rotationLimits.mode == .ios && s.stack.rotationLimits.cooldownMs == 3_600_000)
+        #expect(s.person.backgroundPushesPerHour == 3)
+    }
+
+    @Test func keysReadAsWritten() throws {
+        let s = try parse(minimal(adding:
+            "stack: {rotation_limits: none, hold_min: 10m, hold_max: 5m, cooldown: 0s}",
+            "person: {background_pushes_per_hour: none}"))
+        #expect(s.stack.rotationLimits == RotationLimits(mode: .none, holdMinMs: 600_000, holdMaxMs: 600_000, cooldownMs: 0))
+        #expect(s.person.backgroundPushesPerHour == nil)
+        let t = try parse(minimal(adding: "person: {background_pushes_per_hour: 12}"))
+        #expect(t.person.backgroundPushesPerHour == 12)
+    }
+
+    @Test func wrongValuesAreLocated() {
+        #expect(problems(minimal(adding: "stack: {rotation_limits: android}")) == [
+            "test.yaml:13:26: stack.rotation_limits: `android` is not one of ios, none",
+        ])
+        #expect(problems(minimal(adding: "person: {background_pushes_per_hour: 0}")) == [
+            "test.yaml:13:38: person.background_pushes_per_hour: 0 is outside 1…3600",
+        ])
+        #expect(problems(minimal(adding: "stack: {hold_min: 0s}")) == [
+            "test.yaml:13:19: stack.hold_min: 0s is shorter than 1s",
+        ])
+    }
+}

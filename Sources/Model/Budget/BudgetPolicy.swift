@@ -44,18 +44,27 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
     }
 }
 
-/// A budget policy's answer to a charged reload request.
+/// A budget policy's answer to a charged reload request. A refusal carries the reason
+/// code of the policy's constraint that refused it (`RefusalReason`).
 public enum BudgetDecision: Sendable, Equatable {
     case grant
-    /// Refused now; the request is retried at this time (requests of one instance
-    /// coalesce: a newer request of the same class replaces a pending one).
-    case deferUntil(SimTime)
+    /// Refused now; the request is retried at this time (the engine keeps one pending
+    /// request per instance: see `PendingRequest`).
+    case deferUntil(SimTime, because: RefusalReason)
     /// Refused and dropped.
-    case deny
+    case deny(because: RefusalReason)
+
+    /// Why it was refused, or nil for a grant.
+    public var refusal: RefusalReason? {
+        switch self {
+        case .grant: nil
+        case .deferUntil(_, let why), .deny(let why): why
+        }
+    }
 
     /// This refusal retried at `time` instead of its own time (a grant or a drop is kept).
     public func retried(at time: SimTime) -> BudgetDecision {
-        if case .deferUntil = self { return .deferUntil(time) }
+        if case .deferUntil(_, let why) = self { return .deferUntil(time, because: why) }
         return self
     }
 }
@@ -114,11 +123,14 @@ public struct RefusalRule: Sendable {
         self.backgroundRetryMs = backgroundRetryMs
     }
 
-    /// The decision for a refused request: retried after the reason's delay, but
-    /// never before `earliest` (the time the policy could grant, when it knows it).
-    public func refuse(_ reason: ReloadReason, at now: SimTime, earliest: SimTime? = nil) -> BudgetDecision {
+    /// The decision for a request refused `because` of a constraint: retried after the
+    /// reason's delay, but never before `earliest` (the time the policy could grant,
+    /// when it knows it).
+    public func refuse(
+        _ reason: ReloadReason, at now: SimTime, earliest: SimTime? = nil, because why: RefusalReason
+    ) -> BudgetDecision {
         let delay = reason == .timeline ? timelineRetryMs : backgroundRetryMs
-        guard let delay else { return .deny }
-        return .deferUntil(max(now + delay, earliest ?? now))
+        guard let delay else { return .deny(because: why) }
+        return .deferUntil(max(now + delay, earliest ?? now), because: why)
     }
 }

@@ -21,6 +21,7 @@ public final class DailyQuotaBudget: BudgetPolicy {
         name: "daily_quota",
         summary: "At most N (48 by default) charged reloads per instance in any rolling 24 h.",
         source: "Apple, \"Keeping a widget up to date\": 40 to 70 refreshes a day, every 15 to 60 minutes",
+        refusals: [.quotaExhausted],
         parameters: [perDay] + RefusalRule.parameters,
         make: { p in DailyQuotaBudget(perDay: p.count(DailyQuotaBudget.perDay), refusal: RefusalRule(p)) })
 
@@ -40,7 +41,7 @@ public final class DailyQuotaBudget: BudgetPolicy {
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         if grants.fullUntil(instance, count: perDay, window: Milliseconds.day, at: now) != nil {
-            return refusal.refuse(reason, at: now)
+            return refusal.refuse(reason, at: now, because: .quotaExhausted)
         }
         grants.record(instance, at: now)
         return .grant

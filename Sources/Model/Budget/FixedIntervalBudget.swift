@@ -19,6 +19,7 @@ public final class FixedIntervalBudget: BudgetPolicy {
         name: "fixed_interval",
         summary: "At most one charged reload per interval (30 min by default) and instance.",
         source: "Android AppWidget `updatePeriodMillis` (honoured at no less than 30 minutes)",
+        refusals: [.minSpacing],
         parameters: [interval] + RefusalRule.parameters,
         make: { p in
             FixedIntervalBudget(intervalMs: p.duration(FixedIntervalBudget.interval), refusal: RefusalRule(p))
@@ -48,7 +49,7 @@ public final class FixedIntervalBudget: BudgetPolicy {
             lastCharged[instance] = now
             return .grant
         }
-        return refusal.refuse(reason, at: now, earliest: last + intervalMs)
+        return refusal.refuse(reason, at: now, earliest: last + intervalMs, because: .minSpacing)
     }
 
     /// Grants are recorded by `decide`; reloads change nothing.

@@ -29,7 +29,10 @@ import WidgetSimKernel
 ///   counted by simulation day.
 /// - a charged request is granted iff the instance's balance is ≥ 1, which spends 1.
 /// - at zero it is refused through `RefusalRule` with no earliest time; both retries
-///   default to 900 s (15 min), as `dasd` reschedules a refused refresh.
+///   default to 900 s (15 min), as `dasd` reschedules a refused refresh. The reason
+///   code is `not_yet_released` when the balance is not spent but its part released so
+///   far is; otherwise `total_cap` when the total cap scaled the instance's budget of
+///   the day down, else `quota_exhausted`.
 ///
 /// Source: calibration from a decompiled iOS 26.1 `dasd` (unofficial, reverse-engineered):
 /// budget ≈ 7-day average daily views, 1:1 up to 30, sub-linear above, per widget in
@@ -67,6 +70,7 @@ public final class IOSLikeBudget: BudgetPolicy {
         source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial); days that follow "
             + "the person's: Apple, WidgetKit \"tunes the 24-hour window to the user's daily usage pattern\"",
         unofficial: true,
+        refusals: [.quotaExhausted, .totalCap, .notYetReleased],
         parameters: [initialPerDay, linearUpTo, perInstanceMax, totalPerDay, timelineRetry, backgroundRetry, budgetDay],
         make: { p in
             IOSLikeBudget(
@@ -90,6 +94,8 @@ public final class IOSLikeBudget: BudgetPolicy {
     /// Each instance's budget and balance for the current period.
     private var budgets: [Int] = []
     private var balances: [Int] = []
+    /// Whether the total cap scaled each instance's budget of the current period down.
+    private var capped: [Bool] = []
     /// The day each instance was added (0: there from the start).
     private var addedDay: [Int64] = []
     /// The day whose balances `balances` holds.
@@ -114,6 +120,7 @@ public final class IOSLikeBudget: BudgetPolicy {
         personDay.reset()
         budgets.resetFlat(count: instances, to: 0)
         balances.resetFlat(count: instances, to: 0)
+        capped.resetFlat(count: instances, to: false)
         addedDay.resetFlat(count: instances, to: 0)
         refill(day: 0)
     }
@@ -137,10 +144,15 @@ public final class IOSLikeBudget: BudgetPolicy {
         for i in balances.indices {
             let past = views.past(i, before: day, since: addedDay[i])
             balances[i] = dailyBudget(views: past.views, days: past.days)
+            capped[i] = false
             sum += balances[i]
         }
         if sum > totalPerDay {
-            for i in balances.indices { balances[i] = max(1, balances[i] * totalPerDay / sum) }
+            for i in balances.indices {
+                let scaled = max(1, balances[i] * totalPerDay / sum)
+                capped[i] = scaled < balances[i]
+                balances[i] = scaled
+            }
         }
         for i in balances.indices { budgets[i] = balances[i] }
     }
@@ -154,11 +166,16 @@ public final class IOSLikeBudget: BudgetPolicy {
         if budgetDay == .person {
             if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
             let b = budgets[instance]
-            guard b - balances[instance] < personDay.released(b, at: now) else { return refusal.refuse(reason, at: now) }
+            guard b - balances[instance] < personDay.released(b, at: now) else {
+                let why: RefusalReason = balances[instance] >= 1 ? .notYetReleased : capped[instance] ? .totalCap : .quotaExhausted
+                return refusal.refuse(reason, at: now, because: why)
+            }
         } else {
             catchUp(now)
         }
-        guard balances[instance] >= 1 else { return refusal.refuse(reason, at: now) }
+        guard balances[instance] >= 1 else {
+            return refusal.refuse(reason, at: now, because: capped[instance] ? .totalCap : .quotaExhausted)
+        }
         balances[instance] -= 1
         return .grant
     }

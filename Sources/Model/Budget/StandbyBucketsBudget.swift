@@ -16,7 +16,8 @@ import WidgetSimKernel
 /// - a refusal is handled by `RefusalRule`, retried no earlier than the moment the
 ///   counted grant whose departure brings the count below the quota leaves the window
 ///   (the oldest counted one when exactly the quota is counted). A later app use can
-///   open the quota sooner; the retry keeps its time.
+///   open the quota sooner; the retry keeps its time. Its reason code names the
+///   bucket: `bucket_quota:active`, `…:working_set`, `…:frequent`, `…:rare`.
 ///
 /// Source: the bucket thresholds are AOSP `AppStandbyController`'s elapsed-time
 /// thresholds (12 h, 24 h, 48 h) and the windows AOSP `QuotaController`'s window sizes
@@ -34,6 +35,16 @@ public final class StandbyBucketsBudget: BudgetPolicy {
             case .workingSet: "working_set"
             case .frequent: "frequent"
             case .rare: "rare"
+            }
+        }
+
+        /// The reason code of a refusal by this bucket's quota.
+        public var refusal: RefusalReason {
+            switch self {
+            case .active: .bucketQuotaActive
+            case .workingSet: .bucketQuotaWorkingSet
+            case .frequent: .bucketQuotaFrequent
+            case .rare: .bucketQuotaRare
             }
         }
     }
@@ -73,6 +84,7 @@ public final class StandbyBucketsBudget: BudgetPolicy {
             + "<48 h frequent, else rare), at most 20 charged reloads per 10 min, 10 per 2 h, 10 per 8 h, 10 per 24 h.",
         source: "AOSP AppStandbyController (12/24/48 h thresholds) and QuotaController (10 min, 2 h, 8 h, 24 h "
             + "windows); counts per window are our calibration",
+        refusals: StandbyBucketsBudget.Bucket.allCases.map(\.refusal),
         parameters: [
             activeWithin, workingSetWithin, frequentWithin, activeQuota, activeWindow, workingSetQuota,
             workingSetWindow, frequentQuota, frequentWindow, rareQuota, rareWindow,
@@ -136,10 +148,11 @@ public final class StandbyBucketsBudget: BudgetPolicy {
     }
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        let b = bucket(of: instance, at: now).rawValue
+        let bucket = bucket(of: instance, at: now)
+        let b = bucket.rawValue
         let quota = quotas[b]
         if quota > 0, let free = grants.fullUntil(instance, count: quota, window: windowsMs[b], at: now) {
-            return refusal.refuse(reason, at: now, earliest: free)
+            return refusal.refuse(reason, at: now, earliest: free, because: bucket.refusal)
         }
         grants.record(instance, at: now)
         return .grant

@@ -31,6 +31,7 @@ public final class TokenBucketBudget: BudgetPolicy {
         summary: "A bucket of C tokens (10) per instance, full at the start, refilled continuously at r per hour "
             + "(2); a charged reload costs one token.",
         source: "the classic token-bucket rate limiter",
+        refusals: [.tokensEmpty],
         parameters: [capacity, refillPerHour] + RefusalRule.parameters,
         make: { p in
             TokenBucketBudget(
@@ -91,7 +92,7 @@ public final class TokenBucketBudget: BudgetPolicy {
         // The first ms at which the refill covers the missing part of a token.
         let missing = Self.unitsPerToken - current
         let wait = (missing + refillPerMs - 1) / refillPerMs
-        return refusal.refuse(reason, at: now, earliest: now + wait)
+        return refusal.refuse(reason, at: now, earliest: now + wait, because: .tokensEmpty)
     }
 
     /// Tokens are spent by `decide`; reloads change nothing.

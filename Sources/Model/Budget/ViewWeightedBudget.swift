@@ -23,6 +23,9 @@ import WidgetSimKernel
 ///   request's reason). A refusal for spacing alone is retried when the spacing ends,
 ///   at last + `min_spacing`, not after the rule's delay; when the daily budget is spent
 ///   it is retried after the rule's delay, and no earlier than the spacing's end.
+/// - its reason code: `min_spacing` for spacing alone; otherwise `not_yet_released` when
+///   only the part of B released so far is spent, else `learning_period` during the
+///   learning period and `quota_exhausted` after it.
 ///
 /// `max_per_day` below `min_per_day` is raised to it when the policy is made (parameter
 /// specs validate each value alone, so the pair is reconciled here).
@@ -60,6 +63,7 @@ public final class ViewWeightedBudget: BudgetPolicy {
             + "the person's usual first view and releases its budget with the views expected so far.",
         source: "Apple, \"Keeping a widget up to date\" (40 to 70 refreshes a day for a frequently viewed widget; "
             + "the 24-hour window tuned to the user's daily usage pattern)",
+        refusals: [.minSpacing, .quotaExhausted, .learningPeriod, .notYetReleased],
         parameters: [minPerDay, maxPerDay, viewsForMax, learningPeriod, minSpacing] + RefusalRule.parameters
             + [budgetDay],
         make: { p in
@@ -150,10 +154,15 @@ public final class ViewWeightedBudget: BudgetPolicy {
             spent[instance] += 1
             return .grant
         }
+        // The constraint that refused: the day's budget spent (in the learning period, its
+        // larger budget), only the part released so far spent, or the spacing alone.
+        let spentAll = budgetDay == .person ? spent[instance] >= b : full
+        let why: RefusalReason = !full ? .minSpacing
+            : !spentAll ? .notYetReleased : now < learningEnd[instance] ? .learningPeriod : .quotaExhausted
         if let spacingEnd, !full {
-            return refusal.refuse(reason, at: now).retried(at: spacingEnd)
+            return refusal.refuse(reason, at: now, because: why).retried(at: spacingEnd)
         }
-        return refusal.refuse(reason, at: now, earliest: spacingEnd)
+        return refusal.refuse(reason, at: now, earliest: spacingEnd, because: why)
     }
 
     /// Grants are recorded by `decide`; reloads change nothing.

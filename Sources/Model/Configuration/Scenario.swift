@@ -140,6 +140,8 @@ public struct PersonModel: Sendable {
     public var tapProbability: Double = 0.2
     /// Whether a push that arrives while its app is in the foreground reloads for free.
     public var pushWhileForegroundIsFree: Bool = true
+    /// Background pushes delivered per app per rolling hour (`PushThrottle`); nil: no throttle.
+    public var backgroundPushesPerHour: Int? = PushThrottle.defaultPerHour
     /// Significant environment changes (locale, Dynamic Type, account) per day.
     public var environmentChangesPerDay: Double = 0.02
     public var travel: TravelModel? = nil

@@ -212,6 +212,8 @@ public struct StackSpec: Sendable, Hashable {
     /// Indices into `Scenario.widgets`, in the person's order.
     public var members: [Int]
     public var smartRotate: Bool
+    /// The system's limits on rotation (`RotationGovernor`).
+    public var rotationLimits: RotationLimits
     /// Widget Suggestions (iOS 15+): whether the system may put a widget from outside
     /// the stack on top (see `WidgetSuggestions`).
     public var widgetSuggestions: Bool = false
@@ -220,8 +222,9 @@ public struct StackSpec: Sendable, Hashable {
     /// them.
     public var suggestable: [Int] = []
     public static let maximumMembers = 10
-    public init(members: [Int], smartRotate: Bool = true) {
+    public init(members: [Int], smartRotate: Bool = true, rotationLimits: RotationLimits = RotationLimits()) {
         self.members = members
         self.smartRotate = smartRotate
+        self.rotationLimits = rotationLimits
     }
 }

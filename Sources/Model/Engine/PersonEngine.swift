@@ -11,8 +11,14 @@ public final class PersonEngine: EventHandler {
     let budget: any BudgetPolicy
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
+    /// The system's rules between the policies and the phone (MODEL §3, §5).
+    let governor: RotationGovernor
+    let governorStream: RandomStream
+    var pushThrottle: PushThrottle
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
+    /// The policy pair named in trace lines, when several pairs share one trace.
+    public var tracePair: PolicyPair?
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
     var activeTrace: (any TraceSink)?
@@ -64,6 +70,8 @@ public final class PersonEngine: EventHandler {
     var eventDay = 0
     var eventsOfDay: Int64 = 0
     var foreground: [Int]
+    /// Each instance's pending (refused and deferred) request: one per instance.
+    var pending: [PendingRequest]
     /// Running audio or navigation sessions per app.
     var audio: [Int]
     var inStandBy = false
@@ -83,6 +91,9 @@ public final class PersonEngine: EventHandler {
         self.budget = budget
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
+        governor = RotationGovernor(limits: scenario.stack.rotationLimits)
+        governorStream = RandomStream(kind: scenario.generator, seed: 1)
+        pushThrottle = PushThrottle(perHour: scenario.person.backgroundPushesPerHour)
         let widgets = scenario.widgets
         widgetCount = widgets.count
         members = scenario.stack.members
@@ -120,14 +131,16 @@ public final class PersonEngine: EventHandler {
         suggestable = scenario.stack.suggestable
         counts = PersonCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
+        pending = Array(repeating: PendingRequest(), count: widgets.count)
         instances = Array(repeating: InstanceState(), count: widgets.count)
         order = Array(0 ..< members.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
 
-    /// Kernel slots: each instance's pending timeline request, then its pending
-    /// deferred background request.
+    /// Kernel slots: each instance's timeline request (its next due time, or its pending
+    /// request when that holds a timeline request), then its pending request when that
+    /// holds only a background request.
     var slotCount: Int { 2 * widgetCount }
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount + w }
@@ -141,7 +154,11 @@ public final class PersonEngine: EventHandler {
         for i in audio.indices { audio[i] = 0 }
         inStandBy = false
         suggestions?.reset()
-        for w in 0 ..< widgetCount { instances[w] = InstanceState() }
+        for w in 0 ..< widgetCount {
+            instances[w] = InstanceState()
+            pending[w] = PendingRequest()
+        }
+        pushThrottle.reset(apps: appCount)
         relevance.begin(world, seed: scenario.seed)
         lastTop = nil
         eventDay = 0
@@ -152,6 +169,10 @@ public final class PersonEngine: EventHandler {
             seed: scenario.seed, replication: world.replication, person: world.person,
             process: StreamProcess.ranking))
         ranking.begin(members: members.count, stream: rankingStream)
+        governorStream.reseed(StreamKey(
+            seed: scenario.seed, replication: world.replication, person: world.person,
+            process: StreamProcess.rotation))
+        governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
@@ -266,8 +287,14 @@ public final class PersonEngine: EventHandler {
         countEvent(day: day)
         switch event {
         case .timelineDue(let w):
+            // The pending request (when this is it) is asked once, with its strongest
+            // reason; deferred again, it still holds every request it held.
+            let held = pending[Int(w)]
+            if held.timeline { pending[Int(w)] = PendingRequest() }
             request(Int(w), .timeline, at: t, day: day, queue: &queue)
+            if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
+            pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day, queue: &queue)
         }
     }
@@ -295,6 +322,11 @@ public final class PersonEngine: EventHandler {
             counts[day, .pushes] += 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
+            if reason == .background && !pushThrottle.deliver(app: appOf[x], at: t) {
+                counts[day, refusal: .pushThrottled] += 1
+                traceEvent(t, p, widget: x, "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
+                return
+            }
             traceEvent(t, p, widget: x, reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, queue: &queue) }
@@ -360,30 +392,52 @@ public final class PersonEngine: EventHandler {
             reload(w, reason, charged: false, at: t, day: day, queue: &queue)
             return
         }
-        if reason == .background, queue.pendingTime(slot: backgroundSlot(w)) != nil {
+        if reason == .background, pending[w].background {
             counts[day, widget: w, .coalesced] += 1
-            traceRequest(t, w, reason, "coalesced into the pending request")
+            counts[day, refusal: .coalescedIntoPending] += 1
+            traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
             return
         }
         switch budget.decide(instance: w, reason: reason, at: t) {
         case .grant:
             reload(w, reason, charged: true, at: t, day: day, queue: &queue)
-        case .deferUntil(let until):
+        case .deferUntil(let until, let why):
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] += 1
             counts[day, widget: w, .deferralMs] += at - t
+            counts[day, refusal: why] += 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
-            if reason == .timeline {
-                queue.schedule(at: at, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
-            } else {
-                queue.schedule(at: at, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
-            }
-            traceRequest(t, w, reason, "deferred \(DurationText.format(at - t))")
-        case .deny:
+            let merged = !pending[w].isEmpty
+            let due = deferRequest(w, reason, to: at, queue: &queue)
+            traceRequest(t, w, reason, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
+                         : "deferred \(DurationText.format(at - t))", reason: why.label)
+        case .deny(let why):
             counts[day, widget: w, .denied] += 1
+            counts[day, refusal: why] += 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
-            traceRequest(t, w, reason, "denied")
+            traceRequest(t, w, reason, "denied", reason: why.label)
         }
+    }
+
+    /// Makes the refused request of `w` (asked for `reason`) pending until `at`. With a
+    /// request already pending, the two become one (`PendingRequest`): asked at the
+    /// earlier time, with the stronger reason. Returns when the pending request is due.
+    func deferRequest(_ w: Int, _ reason: ReloadReason, to at: SimTime, queue: inout EventQueue<PersonEvent>) -> SimTime {
+        var p = pending[w]
+        var due = at
+        if !p.isEmpty {
+            let slot = p.timeline ? timelineSlot(w) : backgroundSlot(w)
+            due = min(queue.pendingTime(slot: slot) ?? at, at)
+        }
+        p.add(reason)
+        pending[w] = p
+        if p.timeline {
+            queue.cancel(slot: backgroundSlot(w))
+            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+        } else {
+            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
+        }
+        return due
     }
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
@@ -407,6 +461,7 @@ public final class PersonEngine: EventHandler {
                 reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
         }
         instances[w] = state
+        pending[w] = PendingRequest()
         if hasRelevance[w] {
             relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
                              history: history)
@@ -487,6 +542,15 @@ public final class PersonEngine: EventHandler {
         let interestRow = interestByHour ? weekday * 24 + hour : index
         // `order` holds the n members from `init` on: reset in place, no allocation.
         for k in 0 ..< n { order[k] = k }
+        // A wanted widget placed nowhere (index n and above) is no member's hit: its
+        // miss is counted apart.
+        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
+        if Int(v.wanted) >= n { counts[day, missed: .notInStack] += 1 }
+        // The stack's own top: the person's first member already added.
+        var home = 0
+        if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
+        var top = home
+        var missed = MissedViewReason.smartRotateOff
         if smartRotate {
             if anyMemberRelevance {
                 for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
@@ -495,21 +559,29 @@ public final class PersonEngine: EventHandler {
                 time: t, hour: hour, weekday: weekday,
                 groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
             ranking.rank(context, history: history, order: &order)
+            if anyAdded { putAbsentLast(at: t) }
+            // The ranking proposes; the governor decides what is on top.
+            top = governor.choose(order, home: home, at: t, history: history)
+            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, at: t) }
+            order.moveToFront(top)
+        } else if anyAdded {
+            putAbsentLast(at: t)
         }
-        if anyAdded { putAbsentLast(at: t) }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
-        let top = order[0]
         let topStale = seen(members[top], at: t, day: day)
         if topStale { counts[day, .staleTopViews] += 1 }
-        // A wanted widget placed nowhere (index n and above) is no member's hit.
-        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
         if wanted >= 0 {
             counts[day, .viewsWanted] += 1
             var position = 0  // `order` is a permutation of the members: it holds `wanted`
             while order[position] != wanted { position += 1 }
-            if position == 0 { counts[day, .hits] += 1 }
+            if position == 0 {
+                counts[day, .hits] += 1
+                if topStale { counts[day, missed: .staleContent] += 1 }
+            } else {
+                counts[day, missed: missed] += 1
+            }
             if position < 3 { counts[day, .top3Hits] += 1 }
             counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
         }
@@ -523,6 +595,7 @@ public final class PersonEngine: EventHandler {
         if wanted >= 0 && wanted != top && v.wouldSwipe {
             swipedTo = wanted
             counts[day, .swipes] += 1
+            governor.swiped(at: t)
             _ = seen(members[wanted], at: t, day: day)
         }
         var tapped: Int? = nil
@@ -537,7 +610,15 @@ public final class PersonEngine: EventHandler {
             if topStale { text += ", stale" }
             if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
             if tapped != nil { text += ", tapped" }
-            traceEvent(t, .view, widget: -1, text)
+            if smartRotate && governor.holding { text += ", held" }
+            if smartRotate && governor.rotatedIn {
+                let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
+                let q = governor.quota(of: top, history: history)
+                text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
+            }
+            let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
+                : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
+            traceEvent(t, .view, widget: -1, text, reason: why)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
         if smartRotate {
@@ -546,6 +627,26 @@ public final class PersonEngine: EventHandler {
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+    }
+
+    /// Why `wanted` is not on top when the governor put `top` there: the governor's
+    /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
+    /// own choice (no signal for `wanted` yet, or outranked).
+    func missedReason(_ wanted: Int, top: Int, at t: SimTime) -> MissedViewReason {
+        var proposedAhead = false
+        for m in order {
+            if m == top { break }
+            if m == wanted {
+                proposedAhead = true
+                break
+            }
+        }
+        if proposedAhead {
+            if governor.holding { return .held }
+            if let why = governor.veto(wanted, at: t, history: history) { return why }
+        }
+        let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
+        return signal ? .outranked : .noSignal
     }
 
     /// Members not yet added to the stack go to the end of `order`, in their order.
@@ -571,17 +672,17 @@ public final class PersonEngine: EventHandler {
     // MARK: - Trace
 
     @inline(__always)
-    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String) {
+    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String, reason: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, event: p.label,
-                     widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text())
+        trace.record(time: t, person: world.person, pair: tracePair, event: p.label,
+                     widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text(), reason: reason)
     }
 
     @inline(__always)
-    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String) {
+    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String, reason why: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, event: "reload_request_\(reason.label)",
-                     widget: scenario.widgets[w].id, decision: text())
+        trace.record(time: t, person: world.person, pair: tracePair, event: "reload_request_\(reason.label)",
+                     widget: scenario.widgets[w].id, decision: text(), reason: why)
     }
 }
 

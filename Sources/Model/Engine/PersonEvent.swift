@@ -71,6 +71,8 @@ public enum WorldProcess: Int, CaseIterable, Sendable {
 
 /// Receives one line per handled event when a trace is asked for.
 public protocol TraceSink: AnyObject {
-    /// `widget` is the instance id or empty; `decision` says what happened.
-    func record(time: SimTime, person: Int, event: String, widget: String, decision: String)
+    /// `pair` is the engine's policy pair when several share the trace; `widget` the
+    /// instance id or empty; `decision` says what happened; `reason` is the reason code
+    /// of a refusal, a dropped push or a missed view, or empty.
+    func record(time: SimTime, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String)
 }

@@ -123,24 +123,43 @@ public enum PersonCounter: Int, CaseIterable, Sendable {
     }
 }
 
-/// One person's counts under one policy pair: `days × PersonCounter.count` and
-/// `days × widgets × WidgetCounter.count`, flat.
+/// One person's counts under one policy pair: `days × PersonCounter.count`,
+/// `days × widgets × WidgetCounter.count`, and the reason codes per day
+/// (`days × RefusalReason.count`, `days × MissedViewReason.count`), flat.
 public struct PersonCounts: Sendable {
     public let days: Int
     public let widgets: Int
     public var person: [Int64]
     public var widget: [Int64]
+    public var refusals: [Int64]
+    public var missedViews: [Int64]
 
     public init(days: Int, widgets: Int) {
         self.days = days
         self.widgets = widgets
         person = Array(repeating: 0, count: days * PersonCounter.count)
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
+        refusals = Array(repeating: 0, count: days * RefusalReason.count)
+        missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
     }
 
     public mutating func reset() {
         for i in person.indices { person[i] = 0 }
         for i in widget.indices { widget[i] = 0 }
+        for i in refusals.indices { refusals[i] = 0 }
+        for i in missedViews.indices { missedViews[i] = 0 }
+    }
+
+    @inlinable
+    public subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
+        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
+    }
+
+    @inlinable
+    public subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] }
+        set { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] = newValue }
     }
 
     @inlinable

@@ -7,18 +7,22 @@ public struct PolicyDescriptor<Policy>: Sendable {
     public var source: String
     /// Built on reverse-engineered behaviour: calibration only.
     public var unofficial: Bool
+    /// The reason codes a budget policy's refusals carry (empty for rankings and for a
+    /// policy that never refuses).
+    public var refusals: [RefusalReason]
     public var parameters: [ParameterSpec]
     /// A fresh policy object for these (already validated) parameters.
     public var make: @Sendable (PolicyParameters) -> Policy
 
     public init(
         name: String, summary: String, source: String, unofficial: Bool = false,
-        parameters: [ParameterSpec], make: @escaping @Sendable (PolicyParameters) -> Policy
+        refusals: [RefusalReason] = [], parameters: [ParameterSpec], make: @escaping @Sendable (PolicyParameters) -> Policy
     ) {
         self.name = name
         self.summary = summary
         self.source = source
         self.unofficial = unofficial
+        self.refusals = refusals
         self.parameters = parameters
         self.make = make
     }

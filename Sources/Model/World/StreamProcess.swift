@@ -29,6 +29,8 @@ public enum StreamProcess {
     public static let donatedConfigurations: UInt64 = 11
     /// StandBy: each night's start and length, then the glances during the periods.
     public static let standBy: UInt64 = 12
+    /// The rotation governor's own randomness (hold durations).
+    public static let rotation: UInt64 = 13
 
     public static let widgetBase: UInt64 = 100
     public static let perWidget: UInt64 = 4

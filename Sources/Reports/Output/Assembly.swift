@@ -58,8 +58,9 @@ public struct Assembly {
         return Assembly(study: study, results: results, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
-    /// Writes summary.csv, daily.csv, comparison.csv, widget_days.csv (when the blocks
-    /// have rows), study.csv (for a study) and run.json into `folder`, each atomically.
+    /// Writes summary.csv, daily.csv, comparison.csv, reasons.csv, widget_days.csv (when
+    /// the blocks have rows), study.csv (for a study) and run.json into `folder`, each
+    /// atomically.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -77,6 +78,7 @@ public struct Assembly {
         try open("summary.csv").write(ReportWriter.summary(results, study: study))
         try open("daily.csv").write(ReportWriter.daily(results, study: study))
         try open("comparison.csv").write(study.isStudy ? Comparison.csv(results, study: study) : Comparison.csv(results))
+        try open("reasons.csv").write(ReasonsReport.csv(results, study: study))
         if study.isStudy { try open("study.csv").write(StudyTable.csv(results, study: study)) }
         try open("run.json").write(record.json())
         for f in files { try f.commit() }

@@ -132,20 +132,26 @@ public enum ReportWriter {
     }
 }
 
-/// A trace: one CSV line per event (time, person, event, widget, decision).
+/// A trace: one CSV line per event (time, person, event, widget, decision, and the
+/// reason code of a refusal, a dropped push or a missed view). When several policy
+/// pairs are traced, each line starts with the pair's `budget` and `ranking`.
 public final class TraceWriter: TraceSink, @unchecked Sendable {
     let file: AtomicFile
+    let withPairs: Bool
     public private(set) var failure: (any Error)?
 
-    public init(file: AtomicFile) throws {
+    public init(file: AtomicFile, pairs: Bool = false) throws {
         self.file = file
-        try file.write(CSV.row(["time_ms", "person", "event", "widget", "decision"]))
+        withPairs = pairs
+        try file.write(CSV.row((pairs ? ["budget", "ranking"] : [])
+            + ["time_ms", "person", "event", "widget", "decision", "reason"]))
     }
 
-    public func record(time: Int64, person: Int, event: String, widget: String, decision: String) {
+    public func record(time: Int64, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
         guard failure == nil else { return }
         do {
-            try file.write(CSV.row([String(time), String(person), event, widget, decision]))
+            let head = withPairs ? [pair?.budget ?? "", pair?.ranking ?? ""] : []
+            try file.write(CSV.row(head + [String(time), String(person), event, widget, decision, reason]))
         } catch {
             failure = error
         }

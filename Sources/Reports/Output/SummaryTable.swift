@@ -142,6 +142,7 @@ public enum SummaryTable {
             r.scenario.rankings.first { $0.label == pair.ranking }?.name == "oracle"
         }
         var best: [(header: String, direction: String, pair: String, difference: String)] = []
+        var bestAccuracy: Int? = nil
         for (i, c) in columns.enumerated() where c.direction != .unranked {
             let candidates = r.pairs.indices.filter { p in
                 entries[p][i].value.mean != nil && !(c.metric == "accuracy" && isOracle[p])
@@ -154,6 +155,7 @@ public enum SummaryTable {
                 best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, "–", ""))
                 continue
             }
+            if c.metric == "accuracy" && c.span == .measured { bestAccuracy = winner }
             let difference: String
             if winner == baseline {
                 difference = "(the baseline)"
@@ -180,7 +182,29 @@ public enum SummaryTable {
         if isOracle.contains(true) {
             lines.append("  oracle is left out of best accuracy: it reads the people's ground truth.")
         }
+        lines += reasons(r, baseline: baseline, best: bestAccuracy)
         return lines.joined(separator: "\n")
+    }
+
+    /// The top three refusal and missed-view reasons (reasons.csv) of the baseline and
+    /// of the pair with the best accuracy, over the measured days of every replication.
+    static func reasons(_ r: RunResult, baseline: Int?, best: Int?) -> [String] {
+        var shown: [(Int, String)] = []
+        if let baseline { shown.append((baseline, "baseline")) }
+        if let best, best != baseline { shown.append((best, "best accuracy")) }
+        guard !shown.isEmpty else { return [] }
+        func list(_ items: [(label: String, count: Int64, share: Double)]) -> String {
+            items.isEmpty ? "none" : items.map {
+                "\($0.label) \(format(Double($0.count), 0, signed: false)) (\(String(format: "%.0f", $0.share * 100))%)"
+            }.joined(separator: ", ")
+        }
+        var lines = ["", "top reasons (reasons.csv), over the measured days:"]
+        for (p, role) in shown {
+            lines.append("  \(r.pairs[p]) (\(role))")
+            lines.append("    refusals:     " + list(ReasonsReport.topRefusals(r, pair: p)))
+            lines.append("    missed views: " + list(ReasonsReport.topMissedViews(r, pair: p)))
+        }
+        return lines
     }
 
     /// `mean±half-width`, or the mean alone when there is no interval; `–` when undefined.

@@ -11,16 +11,18 @@ import WidgetSimModel
 ///
 /// Counts format (text, one record per line, fields separated by single spaces):
 ///
-///     widgetsim-counts 1
+///     widgetsim-counts 2
 ///     block <replication> <block> pairs <P> days <D> widgets <W> people <N> rows <R>
 ///     person <pair> <day> <PersonCounter values in declaration order>
 ///     widget <pair> <day> <widget> <WidgetCounter values>
+///     refusals <pair> <day> <RefusalReason counts in declaration order>
+///     missed <pair> <day> <MissedViewReason counts in declaration order>
 ///     histogram <pair> <reloads>:<widget-days> ...
 ///     end
 ///
 /// where R is the number of rows in the rows file, or −1 when none was written.
 public enum PartFiles {
-    static let magic = "widgetsim-counts 1"
+    static let magic = "widgetsim-counts 2"
 
     public static func countsURL(_ folder: URL, _ id: BlockID) -> URL {
         folder.appendingPathComponent("\(id.stem).counts")
@@ -44,6 +46,11 @@ public enum PartFiles {
                     for c in WidgetCounter.allCases { out += " \(t.value(day: d, widget: w, c))" }
                     out += "\n"
                 }
+                out += "refusals \(p) \(d)"
+                for r in RefusalReason.allCases { out += " \(t.value(day: d, r))" }
+                out += "\nmissed \(p) \(d)"
+                for r in MissedViewReason.allCases { out += " \(t.value(day: d, r))" }
+                out += "\n"
             }
             out += "histogram \(p)"
             for (k, n) in t.reloadHistogram.enumerated() where n > 0 { out += " \(k):\(n)" }
@@ -95,6 +102,16 @@ public enum PartFiles {
                     totals[p].widget[(d * widgets + w) * WidgetCounter.count + i] = n
                 }
                 seen += 1
+            case "refusals", "missed":
+                let width = kind == "refusals" ? RefusalReason.count : MissedViewReason.count
+                guard f.count == 3 + width, let d = Int(f[2]), (0 ..< days).contains(d) else {
+                    throw damaged("unreadable line `\(line)`")
+                }
+                for (i, v) in f[3...].enumerated() {
+                    guard let n = Int64(v) else { throw damaged("unreadable number in `\(line)`") }
+                    if kind == "refusals" { totals[p].refusals[d * width + i] = n } else { totals[p].missedViews[d * width + i] = n }
+                }
+                seen += 1
             case "histogram":
                 for item in f[2...] {
                     let kv = item.split(separator: ":")
@@ -111,8 +128,9 @@ public enum PartFiles {
                 throw damaged("unknown record `\(kind)`")
             }
         }
-        guard seen == pairs * (days * (1 + widgets) + 1) else {
-            throw damaged("it holds \(seen) records, not \(pairs * (days * (1 + widgets) + 1))")
+        let records = pairs * (days * (3 + widgets) + 1)
+        guard seen == records else {
+            throw damaged("it holds \(seen) records, not \(records)")
         }
         return (totals, rows)
     }

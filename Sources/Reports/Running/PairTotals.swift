@@ -11,6 +11,9 @@ public struct PairTotals: Sendable, Equatable {
     public var people: Int = 0
     public var person: [Int64]
     public var widget: [Int64]
+    /// Refusals and missed views by reason code, per day (`PersonCounts`' layout).
+    public var refusals: [Int64]
+    public var missedViews: [Int64]
     /// `reloadHistogram[k]`: measured widget-days with exactly k reloads.
     public var reloadHistogram: [Int64] = []
 
@@ -20,12 +23,16 @@ public struct PairTotals: Sendable, Equatable {
         self.warmupDays = warmupDays
         person = Array(repeating: 0, count: days * PersonCounter.count)
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
+        refusals = Array(repeating: 0, count: days * RefusalReason.count)
+        missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
     }
 
     public mutating func add(_ c: PersonCounts) {
         people += 1
         for i in person.indices { person[i] += c.person[i] }
         for i in widget.indices { widget[i] += c.widget[i] }
+        for i in refusals.indices { refusals[i] += c.refusals[i] }
+        for i in missedViews.indices { missedViews[i] += c.missedViews[i] }
         for day in warmupDays ..< days {
             for w in 0 ..< widgets {
                 let k = Int(c.reloads(day: day, widget: w))
@@ -41,6 +48,8 @@ public struct PairTotals: Sendable, Equatable {
         people += other.people
         for i in person.indices { person[i] += other.person[i] }
         for i in widget.indices { widget[i] += other.widget[i] }
+        for i in refusals.indices { refusals[i] += other.refusals[i] }
+        for i in missedViews.indices { missedViews[i] += other.missedViews[i] }
         if other.reloadHistogram.count > reloadHistogram.count {
             reloadHistogram += Array(repeating: 0, count: other.reloadHistogram.count - reloadHistogram.count)
         }
@@ -53,6 +62,24 @@ public struct PairTotals: Sendable, Equatable {
 
     public func value(day: Int, widget w: Int, _ c: WidgetCounter) -> Int64 {
         widget[(day * widgets + w) * WidgetCounter.count + c.rawValue]
+    }
+
+    public func value(day: Int, _ r: RefusalReason) -> Int64 {
+        refusals[day * RefusalReason.count + Int(r.rawValue)]
+    }
+
+    public func value(day: Int, _ r: MissedViewReason) -> Int64 {
+        missedViews[day * MissedViewReason.count + Int(r.rawValue)]
+    }
+
+    /// Refusals with reason `r` over `days` (the measured days by default).
+    public func sum(_ r: RefusalReason, days range: Range<Int>? = nil) -> Int64 {
+        (range ?? measuredDays).reduce(0) { $0 + value(day: $1, r) }
+    }
+
+    /// Views missed (or, for `staleContent`, hit but stale) for reason `r` over `days`.
+    public func sum(_ r: MissedViewReason, days range: Range<Int>? = nil) -> Int64 {
+        (range ?? measuredDays).reduce(0) { $0 + value(day: $1, r) }
     }
 
     /// Measured days: those after the warm-up.

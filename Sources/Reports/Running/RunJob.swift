@@ -103,7 +103,7 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file)
+            trace = try TraceWriter(file: file, pairs: study.first.policyPairs.count > 1)
             runner.trace = trace
         }
         defer { trace?.abandon() }

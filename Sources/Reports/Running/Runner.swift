@@ -143,7 +143,12 @@ public final class Runner: @unchecked Sendable {
                                     ranking: RankingPolicies.named(r.name)!.make(r.parameters))
                             }
                         }
-                        if let trace = self.trace { engines.forEach { $0.trace = trace } }
+                        if let trace = self.trace {
+                            for (engine, pair) in zip(engines, pairs[k]) {
+                                engine.trace = trace
+                                engine.tracePair = pair
+                            }
+                        }
                         current = k
                     }
                     var totals = Array(repeating: empty[k], count: pairs[k].count)

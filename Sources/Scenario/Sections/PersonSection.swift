@@ -7,7 +7,8 @@ extension ScenarioReader {
     static let personKeys = [
         "views_per_day", "view_profile", "sessions_per_day", "session_profile", "session_length",
         "donation_probability", "no_interest", "swipe_probability", "tap_probability",
-        "push_while_foreground_is_free", "environment_changes_per_day", "travel", "standby",
+        "push_while_foreground_is_free", "background_pushes_per_hour", "environment_changes_per_day", "travel",
+        "standby",
     ]
 
     func person(_ node: Node, _ path: String) -> PersonModel {
@@ -28,6 +29,14 @@ extension ScenarioReader {
         if let v = f.read("swipe_probability", { number($0, $1, .probability) }) { model.swipeProbability = v }
         if let v = f.read("tap_probability", { number($0, $1, .probability) }) { model.tapProbability = v }
         if let v = f.read("push_while_foreground_is_free", flag) { model.pushWhileForegroundIsFree = v }
+        if let node = f["background_pushes_per_hour"] {
+            let path = f.path("background_pushes_per_hour")
+            if Self.scalarText(node) == "none" {
+                model.backgroundPushesPerHour = nil
+            } else if case .number(let v)? = parameterValue(node, path, spec: PushThrottle.parameter) {
+                model.backgroundPushesPerHour = Int(v)
+            }
+        }
         if let v = f.read("environment_changes_per_day", { number($0, $1, .nonNegative) }) {
             model.environmentChangesPerDay = v
         }

@@ -2,18 +2,39 @@ import WidgetSimModel
 import Yams
 
 /// `stack:` — the Smart Stack (MODEL §5): which widgets it holds, in the person's order,
-/// and whether Smart Rotate is on. Without it, the stack holds every widget in file order.
+/// whether Smart Rotate is on, and the system's rotation limits (`rotation_limits: ios`
+/// or `none`, with `hold_min`, `hold_max`, `cooldown`). Without it, the stack holds every
+/// widget in file order under the iOS limits.
 extension ScenarioReader {
     func stack(_ node: Node?, _ path: String, widgets: [WidgetEntry]) -> StackSpec? {
         let defaults = StackSpec(members: [])
         var smartRotate = defaults.smartRotate
+        var limits = defaults.rotationLimits
         var members: [Int]? = nil
         var suggestions = defaults.widgetSuggestions
         var suggestable: [Int] = []
-        if let node, let f = fields(node, path, keys: ["members", "smart_rotate", "widget_suggestions", "suggestable"],
-                                    nullIsEmpty: true) {
+        let keys = ["members", "smart_rotate", "widget_suggestions", "suggestable", "rotation_limits"]
+            + RotationLimits.parameters.map(\.name)
+        if let node, let f = fields(node, path, keys: keys, nullIsEmpty: true) {
             if let v = f.read("smart_rotate", flag) { smartRotate = v }
             if let v = f.read("widget_suggestions", flag) { suggestions = v }
+            let choice = ParameterSpec(
+                "rotation_limits", .choice(RotationLimits.Mode.allCases.map(\.rawValue)), default: .text("ios"), "")
+            if let node = f["rotation_limits"], case .text(let mode)? = parameterValue(node, f.path("rotation_limits"), spec: choice) {
+                limits.mode = RotationLimits.Mode(rawValue: mode)!
+            }
+            var hold = (limits.holdMinMs, limits.holdMaxMs)
+            for spec in RotationLimits.parameters {
+                guard let node = f[spec.name], case .duration(let ms)? = parameterValue(node, f.path(spec.name), spec: spec) else {
+                    continue
+                }
+                switch spec.name {
+                case RotationLimits.holdMin.name: hold.0 = ms
+                case RotationLimits.holdMax.name: hold.1 = ms
+                default: limits.cooldownMs = ms
+                }
+            }
+            limits = RotationLimits(mode: limits.mode, holdMinMs: hold.0, holdMaxMs: hold.1, cooldownMs: limits.cooldownMs)
             if let membersNode = f["members"] {
                 guard let m = stackMembers(membersNode, f.path("members"), widgets: widgets) else { return nil }
                 members = m
@@ -31,7 +52,7 @@ extension ScenarioReader {
         } else if node != nil {
             return nil
         }
-        var spec = StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate)
+        var spec = StackSpec(members: members ?? defaultMembers(widgets), smartRotate: smartRotate, rotationLimits: limits)
         spec.widgetSuggestions = suggestions
         spec.suggestable = suggestable
         return spec

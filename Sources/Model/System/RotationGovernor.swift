@@ -1,0 +1,200 @@
+import WidgetSimKernel
+import WidgetSimSampling
+
+/// The limits the system puts on Smart Stack rotation, whatever the ranking policy
+/// (MODEL §5): `stack: rotation_limits:` and its parameters.
+public struct RotationLimits: Sendable, Hashable {
+    public enum Mode: String, CaseIterable, Sendable {
+        /// The iOS rules: quotas, hold, cool-down, the ≤ 0 relevance veto.
+        case ios
+        /// No limits: the ranking's first member is on top (to study a ranking alone).
+        case none
+    }
+
+    public static let holdMin = ParameterSpec(
+        "hold_min", .duration(minimumMs: Milliseconds.second), default: .duration(900 * Milliseconds.second),
+        "shortest time a rotated-in widget stays on top")
+    public static let holdMax = ParameterSpec(
+        "hold_max", .duration(minimumMs: Milliseconds.second), default: .duration(1800 * Milliseconds.second),
+        "longest time a rotated-in widget stays on top (read as hold_min when below it)")
+    public static let cooldown = ParameterSpec(
+        "cooldown", .duration(minimumMs: 0), default: .duration(Milliseconds.hour),
+        "time after a hold ends (or the person swipes it away) before that widget may rotate in again")
+    public static let parameters = [holdMin, holdMax, cooldown]
+
+    public var mode: Mode
+    public var holdMinMs: Int64
+    public var holdMaxMs: Int64
+    public var cooldownMs: Int64
+
+    public init(
+        mode: Mode = .ios, holdMinMs: Int64 = 900 * Milliseconds.second,
+        holdMaxMs: Int64 = 1800 * Milliseconds.second, cooldownMs: Int64 = Milliseconds.hour
+    ) {
+        self.mode = mode
+        self.holdMinMs = holdMinMs
+        self.holdMaxMs = max(holdMinMs, holdMaxMs)
+        self.cooldownMs = cooldownMs
+    }
+
+    public static let none = RotationLimits(mode: .none)
+}
+
+/// The rotation governor (MODEL §5): between the ranking policy and the screen. At each
+/// view of a stack with Smart Rotate on, the ranking proposes an order; the governor
+/// puts on top the first member of that order it allows, under these rules (mode `ios`):
+///
+/// - the person's first member (member 0, or the first already added when earlier ones
+///   are not yet in the stack) is the stack's own top: showing it is not a rotation, and
+///   it is always allowed;
+/// - any other member on top was *rotated in*: it stays there for a hold drawn uniformly
+///   in [`hold_min`, `hold_max`] (whole ms, one uniform of the governor's stream per
+///   rotation), whatever the ranking proposes, unless the person swipes away from it;
+///   when the hold ends (or at the swipe) it leaves the top at the next view and cools
+///   down for `cooldown`;
+/// - a member may be rotated in only if its current relevance is not ≤ 0 (a member with
+///   no relevance is not vetoed), it is not cooling down, it rotated in fewer than its
+///   hard quota of times in (now − 24 h, now], and, once at its soft quota, only with a
+///   current score at least its historical maximum. The quotas (soft/hard 1/2, 3/4, 5/6)
+///   follow the diversity of the member's own past scores: ≤ 2 distinct, ≤ 5, more.
+///
+/// Mode `none` puts the ranking's first member on top. Smart Rotate off never rotates
+/// (the engine shows member 0 and asks nobody).
+///
+/// Source: the quotas, hold and cool-down are calibration from a decompiled iOS 26.1
+/// (unofficial); MODEL §5.
+public final class RotationGovernor {
+    /// Rotation times kept per member: the largest hard quota.
+    static let ringSize = 6
+
+    /// (soft, hard) rotations per rolling 24 h for a member with `distinct` past scores
+    /// (unofficial, decompiled iOS 26.1).
+    public static func quota(distinct: Int) -> (soft: Int, hard: Int) {
+        if distinct <= 2 { return (1, 2) }
+        if distinct <= 5 { return (3, 4) }
+        return (5, 6)
+    }
+
+    public let limits: RotationLimits
+    private var stream: RandomStream?
+    /// The member on top at the latest view, or nil before the first.
+    public private(set) var current: Int?
+    /// The member held on top until `holdUntil` (exclusive), or nil.
+    public private(set) var held: Int?
+    public private(set) var holdUntil: SimTime = 0
+    /// The stack's own top at the latest `choose`.
+    public private(set) var home = 0
+    /// Whether the latest `choose` kept a held member on top, and whether it rotated one in.
+    public private(set) var holding = false
+    public private(set) var rotatedIn = false
+    /// Each member may rotate in again from this time on.
+    public private(set) var cooldownUntil: [SimTime] = []
+    /// The last `ringSize` rotation-in times of each member, `.min` where none.
+    private var rotationTimes: [SimTime] = []
+    private var ringNext: [Int] = []
+    /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
+    /// history only grows, so it is recounted only after it does).
+    private var distinct: [Int] = []
+    private var distinctAt: [Int] = []
+
+    public init(limits: RotationLimits) {
+        self.limits = limits
+    }
+
+    public func begin(members: Int, stream: RandomStream) {
+        self.stream = stream
+        current = nil
+        held = nil
+        holdUntil = 0
+        holding = false
+        cooldownUntil.resetRankingState(count: members, to: .min)
+        rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
+        ringNext.resetRankingState(count: members, to: 0)
+        distinct.resetRankingState(count: members, to: 0)
+        distinctAt.resetRankingState(count: members, to: -1)
+    }
+
+    /// Rotations in of `m` in (now − 24 h, now].
+    public func rotations(of m: Int, at now: SimTime) -> Int {
+        let since = now - Milliseconds.day
+        var n = 0
+        for i in m * Self.ringSize ..< (m + 1) * Self.ringSize where rotationTimes[i] > since && rotationTimes[i] <= now {
+            n += 1
+        }
+        return n
+    }
+
+    /// The soft and hard quota of `m` now.
+    public func quota(of m: Int, history: StackHistory) -> (soft: Int, hard: Int) {
+        let n = history.relevanceCount(member: m)
+        if distinctAt[m] != n {
+            distinct[m] = history.distinctScores(member: m)
+            distinctAt[m] = n
+        }
+        return Self.quota(distinct: distinct[m])
+    }
+
+    /// The first limit that keeps `m` from being rotated in at `now`, or nil when it may
+    /// be (the stack's own top, `home` of the latest `choose`, always may).
+    public func veto(_ m: Int, at now: SimTime, history: StackHistory) -> MissedViewReason? {
+        if m == home { return nil }
+        let r = history.currentRelevance[m]
+        if let r, r <= 0 { return .vetoedScore }
+        if now < cooldownUntil[m] { return .coolingDown }
+        let done = rotations(of: m, at: now)
+        // Every soft quota is at least 1: a member with no rotation in the window passes
+        // without the O(history) diversity count.
+        if done == 0 { return nil }
+        let (soft, hard) = quota(of: m, history: history)
+        if done >= hard { return .rotationQuota }
+        if done >= soft {
+            guard let r, let top = history.maximumScore(member: m), r >= top else { return .rotationQuota }
+        }
+        return nil
+    }
+
+    /// The member to put on top at `now`, given the ranking's proposed `order`; `home`
+    /// is the stack's own top (the person's first member, or the first one already
+    /// added when earlier ones are not yet in the stack).
+    public func choose(_ order: [Int], home: Int = 0, at now: SimTime, history: StackHistory) -> Int {
+        rotatedIn = false
+        self.home = home
+        guard limits.mode == .ios else {
+            current = order[0]
+            return order[0]
+        }
+        if let h = held {
+            if now < holdUntil {
+                holding = true
+                current = h
+                return h
+            }
+            cooldownUntil[h] = holdUntil + limits.cooldownMs
+            held = nil
+        }
+        holding = false
+        for m in order where veto(m, at: now, history: history) == nil {
+            if m != home { rotateIn(m, at: now) }
+            current = m
+            return m
+        }
+        preconditionFailure("the home member is always allowed and always in the order")
+    }
+
+    /// The person swiped away from the top at `now`: a hold ends there.
+    public func swiped(at now: SimTime) {
+        guard limits.mode == .ios, let h = held else { return }
+        cooldownUntil[h] = now + limits.cooldownMs
+        held = nil
+    }
+
+    private func rotateIn(_ m: Int, at now: SimTime) {
+        guard let stream else { preconditionFailure("choose before begin") }
+        rotationTimes[m * Self.ringSize + ringNext[m]] = now
+        ringNext[m] = (ringNext[m] + 1) % Self.ringSize
+        let span = limits.holdMaxMs - limits.holdMinMs
+        held = m
+        rotatedIn = true
+        holdUntil = now + limits.holdMinMs + min(span, Int64(stream.uniform() * Double(span + 1)))
+    }
+}

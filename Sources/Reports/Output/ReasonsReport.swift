@@ -1,0 +1,82 @@
+import WidgetSimModel
+
+/// `reasons.csv`: why requests were refused and why views missed the wanted widget —
+/// one row per policy pair, replication, day and reason code, with its count (zeros
+/// included, so every pair has the same rows).
+///
+/// `kind` groups the codes so that each group adds up to a column of the other reports:
+/// - `refusal`: the budget policy's codes; over the measured days they sum to
+///   `requests_denied + requests_deferred` of `summary.csv`;
+/// - `system_refusal`: the system's rules — `coalesced` sums to `requests_coalesced`
+///   of `widget_days.csv`, `push_throttled` counts background pushes dropped;
+/// - `missed_view`: one per view whose wanted widget was not on top; they sum to
+///   `views_wanted − hits`;
+/// - `stale_on_top`: `stale_content`, views whose wanted widget was on top but stale
+///   (among the hits, counted apart);
+/// - `outside_stack`: `not_in_stack`, views whose wanted widget is placed nowhere
+///   (not among `views_wanted`).
+public enum ReasonsReport {
+    public static func header(_ study: Study? = nil) -> [String] {
+        ReportWriter.identityColumns + (study.map(ReportWriter.studyColumns) ?? []) + ["day", "warmup", "kind", "reason", "count"]
+    }
+
+    public static func kind(_ r: RefusalReason) -> String { r.isSystemRule ? "system_refusal" : "refusal" }
+    public static func kind(_ r: MissedViewReason) -> String {
+        r.isMiss ? "missed_view" : r == .staleContent ? "stale_on_top" : "outside_stack"
+    }
+
+    public static func csv(_ r: RunResult) -> String {
+        csv([r], study: Study(single: r.scenario))
+    }
+
+    /// `reasons.csv` of a study: every point's rows in point order, with its columns.
+    public static func csv(_ results: [RunResult], study: Study) -> String {
+        var out = CSV.row(header(study))
+        for (k, r) in results.enumerated() {
+            out += rows(r, study: ReportWriter.studyFields(study, point: k))
+        }
+        return out
+    }
+
+    static func rows(_ r: RunResult, study: [String]) -> String {
+        var out = ""
+        for rep in 0 ..< r.replications {
+            for (p, pair) in r.pairs.enumerated() {
+                let t = r.totals[rep][p]
+                for day in 0 ..< t.days {
+                    let head = ReportWriter.identity(r.scenario, pair, rep) + study + [String(day), day < t.warmupDays ? "1" : "0"]
+                    for code in RefusalReason.allCases {
+                        out += CSV.row(head + [kind(code), code.label, String(t.value(day: day, code))])
+                    }
+                    for code in MissedViewReason.allCases {
+                        out += CSV.row(head + [kind(code), code.label, String(t.value(day: day, code))])
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The `n` most frequent refusal codes (system rules included) of pair `p` over the
+    /// measured days of every replication, most frequent first; codes never counted are
+    /// left out.
+    public static func topRefusals(_ r: RunResult, pair p: Int, _ n: Int = 3) -> [(label: String, count: Int64, share: Double)] {
+        top(RefusalReason.allCases.map { code in (code.label, r.totals.reduce(0) { $0 + $1[p].sum(code) }) }, n)
+    }
+
+    /// The `n` most frequent missed-view codes of pair `p` (`stale_content` left out).
+    public static func topMissedViews(_ r: RunResult, pair p: Int, _ n: Int = 3) -> [(label: String, count: Int64, share: Double)] {
+        top(MissedViewReason.allCases.filter(\.isMiss).map { code in
+            (code.label, r.totals.reduce(0) { $0 + $1[p].sum(code) })
+        }, n)
+    }
+
+    static func top(_ counts: [(String, Int64)], _ n: Int) -> [(label: String, count: Int64, share: Double)] {
+        let total = counts.reduce(0) { $0 + $1.1 }
+        // A stable sort: equal counts keep the vocabulary's order.
+        let sorted = counts.enumerated().sorted { a, b in a.element.1 != b.element.1 ? a.element.1 > b.element.1 : a.offset < b.offset }
+        return sorted.prefix(n).filter { $0.element.1 > 0 }.map { e in
+            (e.element.0, e.element.1, Double(e.element.1) / Double(max(1, total)))
+        }
+    }
+}
