@@ -8,19 +8,19 @@ import WidgetSimScenario
 /// command line (scenarios/README.md, "Parameter studies").
 struct StudyOptions: ParsableArguments {
     @Option(name: .customLong("set"), help: ArgumentHelp(
-        "Set one value of the scenario, as if written in the file (repeatable): budgets.quota12.per_day=30.",
+        "Set one value of the scenario, as if written in the file (repeatable): budgets.quota12.per_day=30. (default: the file's values)",
         valueName: "PATH=VALUE"))
     var sets: [String] = []
 
     @Option(name: .customLong("sweep"), help: ArgumentHelp(
-        "Vary one value over a study (repeatable): PATH=20,40,70 or PATH=20..70:10; added to the file's study.",
+        "Vary one value over a study (repeatable): PATH=20,40,70 or PATH=20..70:10; added to the file's study. (default: the file's study, if any)",
         valueName: "PATH=VALUES"))
     var sweeps: [String] = []
 
     @Flag(name: .customLong("points"), help: "List the study's points and exit.")
     var listPoints = false
 
-    @Option(help: ArgumentHelp("Run only point K of the study.", valueName: "K"))
+    @Option(help: ArgumentHelp("Run only point K of the study. (default: every point)", valueName: "K"))
     var point: Int?
 
     var request: StudyRequest { StudyRequest(sets: sets, sweeps: sweeps, point: point, listOnly: listPoints) }
@@ -33,11 +33,13 @@ struct StudyOptions: ParsableArguments {
 }
 
 /// Loads a scenario file as a study, applies the command line's overrides to every point
-/// and records where it came from; exits with status 2 on any problem.
+/// and records where it came from; prints the file's warnings; exits with status 2 on
+/// any problem.
 func prepareStudy(_ path: String, _ options: OverrideOptions, _ study: StudyOptions) throws -> (Study, Provenance) {
     var s: Study
     do {
         s = try ScenarioLoader.loadStudy(path: path, study.request)
+        for w in ScenarioWarnings.check(path: path, scenario: s.first) { printError(w.description) }
     } catch {
         printError(error.description)
         throw ExitCode(2)
@@ -55,7 +57,7 @@ func prepareStudy(_ path: String, _ options: OverrideOptions, _ study: StudyOpti
     provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     provenance.overrides = overrides
     provenance.commandLine = CommandLine.arguments
-    provenance.gitCommit = GitCommit.ofThisProgram()
+    provenance.build = BuildInfo.stamp
     return (s, provenance)
 }
 

@@ -26,20 +26,25 @@ public struct Assembly {
         let plan = BlockPlan(study)
         let scenarios = study.points.map(\.scenario)
         let pairs = scenarios.map(\.policyPairs)
+        let empty = scenarios.map { PairTotals(days: $0.days, widgets: $0.widgets.count, warmupDays: $0.warmupDays) }
         var totals = scenarios.indices.map { k in
-            let s = scenarios[k]
-            let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
-            return Array(repeating: Array(repeating: empty, count: pairs[k].count), count: s.replications)
+            Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: scenarios[k].replications)
+        }
+        var blockTotals = scenarios.indices.map { k in
+            scenarios[k].replications == 1
+                ? Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: plan.points[k].count) : []
         }
         var rows: [(BlockID, URL)] = []
         for (parts, blocks) in folders {
             for id in blocks {
-                let s = scenarios[id.point]
+                let k = id.point
+                let s = scenarios[k]
                 let url = PartFiles.countsURL(parts, id)
                 let (block, rowCount) = try PartFiles.readCounts(
-                    url, id, pairs: pairs[id.point].count, days: s.days, widgets: s.widgets.count,
+                    url, id, pairs: pairs[k].count, days: s.days, widgets: s.widgets.count,
                     warmupDays: s.warmupDays, people: plan.people(of: id).count)
-                for p in 0 ..< pairs[id.point].count { totals[id.point][id.replication][p].add(block[p]) }
+                for p in 0 ..< pairs[k].count { totals[k][id.replication][p].add(block[p]) }
+                if s.replications == 1 { blockTotals[k][id.block] = block }
                 if widgetDays {
                     let rowsURL = PartFiles.rowsURL(parts, id)
                     let lines = try PartFiles.countLines(rowsURL)
@@ -53,13 +58,14 @@ public struct Assembly {
         let results = scenarios.indices.map { k in
             RunResult(
                 scenario: scenarios[k], pairs: pairs[k], replications: scenarios[k].replications, totals: totals[k],
-                pairSeconds: Array(repeating: 0, count: pairs[k].count), wallSeconds: 0)
+                pairSeconds: Array(repeating: 0, count: pairs[k].count), wallSeconds: 0, blockTotals: blockTotals[k])
         }
         return Assembly(study: study, results: results, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
-    /// Writes summary.csv, daily.csv, comparison.csv, reasons.csv, widget_days.csv (when
-    /// the blocks have rows), study.csv (for a study) and run.json into `folder`, each
+    /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
+    /// reasons.csv, widget_days.csv (when the blocks have rows), study.csv (a study),
+    /// schema.json (the files and columns written) and run.json into `folder`, each
     /// atomically.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -70,16 +76,22 @@ public struct Assembly {
             files.append(f)
             return f
         }
+        var schemas: [FileSchema] = []
+        var tables = [ReportWriter.summaryTable(results, study: study), ReportWriter.dailyTable(results, study: study),
+                      Comparison.table(results, study: study), ReasonsReport.table(results, study: study)]
+        if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
+        if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
+        for table in tables {
+            try open(table.file).write(table.csv)
+            schemas.append(table.schema)
+        }
         if !rowsFiles.isEmpty {
             let f = try open("widget_days.csv")
             try f.write(ReportWriter.widgetDaysHeader(study))
             for url in rowsFiles { try f.append(contentsOf: url) }
+            schemas.append(ReportWriter.widgetDaysSchema(study))
         }
-        try open("summary.csv").write(ReportWriter.summary(results, study: study))
-        try open("daily.csv").write(ReportWriter.daily(results, study: study))
-        try open("comparison.csv").write(study.isStudy ? Comparison.csv(results, study: study) : Comparison.csv(results))
-        try open("reasons.csv").write(ReasonsReport.csv(results, study: study))
-        if study.isStudy { try open("study.csv").write(StudyTable.csv(results, study: study)) }
+        try open("schema.json").write(ReportSchema(files: schemas).json())
         try open("run.json").write(record.json())
         for f in files { try f.commit() }
         // A study.csv left by an earlier study in this folder no longer belongs here.

@@ -8,40 +8,88 @@ import WidgetSimModel
 /// (common random numbers), so for a pair, d_r = x_{r, point} − x_{r, baseline point}
 /// cancels the spread between people the way `comparison.csv`'s differences between
 /// pairs do; the formulas are those of `Comparison.Estimate`, over the replications
-/// where both values are defined. A point that a parameter cannot affect has d_r = 0
-/// exactly. The difference is empty when the baseline point was not run (`--point K`).
+/// where both values are defined (with one replication, over the blocks of people, as
+/// `comparison.csv` does). A point that a parameter cannot affect has d_r = 0 exactly.
+/// The difference is empty at the baseline point itself, and when the baseline point
+/// was not run (`--point K`); a column empty on every row is not written.
 public enum StudyTable {
     /// The metrics of the table, in column order.
     public static let metrics = [
-        "accuracy", "stale_top_share", "stale_view_share", "mean_staleness_minutes", "reloads_per_widget_day",
+        "accuracy", "stale_top_share", "stale_view_share", "mean_staleness_seconds", "reloads_per_widget_day",
         "reloads_charged", "requests_denied", "requests_deferred", "exhausted_share", "energy",
     ]
 
-    public static func header(_ study: Study) -> [String] {
-        ["scenario", "point"] + study.parameters + ["budget", "ranking", "baseline_point", "replications"]
-            + metrics.flatMap { [$0 + "_mean", $0 + "_ci95_half_width", $0 + "_diff_mean", $0 + "_diff_ci95_half_width"] }
+    public static let rowsMeaning = "a parameter study only: one per study point × budget × ranking pair, over the measured days"
+
+    public static func columns(_ study: Study) -> [Column] { columns(studyColumns: ReportWriter.studySchema(study)) }
+
+    /// The columns around the study's own (`point` and one per parameter).
+    static func columns(studyColumns: [Column]) -> [Column] {
+        let byName = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
+        let noInterval = "fewer than two groups (replications, or blocks with one replication) where the metric is defined"
+        let noDifference = "the baseline point itself, the baseline point not run (`--point K`), or the metric undefined at one of the two"
+        var columns = [
+            Column("scenario", .string, "the scenario's name"),
+            Column("seed", .integer, "the scenario's seed (0 … 2^63 − 1), the same at every point"),
+        ] + studyColumns + [
+            Column("budget", .string, "the budget policy's label"),
+            Column("ranking", .string, "the ranking policy's label"),
+            Column("baseline_point", .integer, "the point every difference is taken to"),
+            Column("replications", .integer, "replications in the run"),
+            Column("interval_over", .string, "`replications` (two or more), or `blocks`: with one replication, the blocks of people as independent batches"),
+        ]
+        for name in metrics {
+            let m = byName[name]!
+            columns += [
+                Column(name + "_mean", .double, unit: m.unit, "\(name) (\(m.meaning)): mean over replications; with one replication, the run's value",
+                       empty: "the metric is undefined in every group"),
+                Column(name + "_ci95_half_width", .double, unit: m.unit, "half-width of the 95% Student t interval of the mean", empty: noInterval),
+                Column(name + "_diff_mean", .double, unit: m.unit, "paired difference to the same pair at the baseline point: this point − baseline point",
+                       empty: noDifference),
+                Column(name + "_diff_ci95_half_width", .double, unit: m.unit, "half-width of the 95% interval of the paired difference",
+                       empty: noDifference + ", or " + noInterval),
+            ]
+        }
+        return columns
     }
 
-    public static func csv(_ results: [RunResult], study: Study) -> String {
-        var out = CSV.row(header(study))
-        for row in rows(results, study: study) { out += CSV.row(row) }
-        return out
+    public static func header(_ study: Study) -> [String] { columns(study).map(\.name) }
+
+    public static func table(_ results: [RunResult], study: Study) -> Table {
+        var table = Table(file: "study.csv", rows: rowsMeaning, columns: columns(study))
+        table.rows = rows(results, study: study)
+        return table
     }
 
-    /// The table's figures for one point, pair and metric.
+    public static func csv(_ results: [RunResult], study: Study) -> String { table(results, study: study).csv }
+
+    /// The table's figures for one point, pair and metric, by the formulas of
+    /// `Comparison.entry`: over replications, or with one replication over the blocks
+    /// of people (the mean then the run's own value). Block b holds the same people at
+    /// every point, so the differences are paired either way.
     public static func entry(_ results: [RunResult], study: Study, point k: Int, pair p: Int, _ metric: Metric)
         -> Comparison.Entry
     {
-        let xs = Comparison.values(results[k], pair: p, metric)
-        var diffs: [Double] = []
-        if let b = study.baselineIndex, let q = results[b].pairs.firstIndex(of: results[k].pairs[p]) {
-            let ys = b == k ? xs : Comparison.values(results[b], pair: q, metric)
-            diffs = zip(xs, ys).compactMap { x, y in
-                guard let x, let y else { return nil }
-                return x - y
-            }
+        let r = results[k]
+        let blocks = Comparison.source(r) == .blocks
+        let xs = Comparison.groupValues(r, pair: p, metric)
+        let value = Comparison.Estimate(xs.compactMap { $0 }, mean: blocks ? Comparison.pooled(r, pair: p, metric, days: nil) : nil)
+        guard let b = study.baselineIndex, b != k, let q = results[b].pairs.firstIndex(of: r.pairs[p]) else {
+            return Comparison.Entry(value: value, difference: .empty)
         }
-        return Comparison.Entry(value: Comparison.Estimate(xs.compactMap { $0 }), difference: Comparison.Estimate(diffs))
+        let ys = Comparison.groupValues(results[b], pair: q, metric)
+        let diffs = zip(xs, ys).compactMap { x, y -> Double? in
+            guard let x, let y else { return nil }
+            return x - y
+        }
+        var mean: Double? = nil
+        if blocks {
+            guard let x = Comparison.pooled(r, pair: p, metric, days: nil),
+                  let y = Comparison.pooled(results[b], pair: q, metric, days: nil)
+            else { return Comparison.Entry(value: value, difference: .empty) }
+            mean = x - y
+        }
+        return Comparison.Entry(value: value, difference: Comparison.Estimate(diffs, mean: mean))
     }
 
     public static func rows(_ results: [RunResult], study: Study) -> [[String]] {
@@ -49,12 +97,12 @@ public enum StudyTable {
         var rows: [[String]] = []
         for (k, r) in results.enumerated() {
             for (p, pair) in r.pairs.enumerated() {
-                var row = [r.scenario.name, String(study.points[k].number)] + study.points[k].values
-                row += [pair.budget, pair.ranking, String(study.baselinePoint), String(r.replications)]
+                var row = [r.scenario.name, String(r.scenario.seed)] + ReportWriter.studyFields(study, point: k)
+                row += [pair.budget, pair.ranking, String(study.baselinePoint), String(r.replications), Comparison.source(r).rawValue]
                 for name in metrics {
                     let e = entry(results, study: study, point: k, pair: p, byName[name]!)
-                    row += [Comparison.number(e.value.mean), Comparison.number(e.value.halfWidth),
-                            Comparison.number(e.difference.mean), Comparison.number(e.difference.halfWidth)]
+                    row += [CSV.number(e.value.mean), CSV.number(e.value.halfWidth),
+                            CSV.number(e.difference.mean), CSV.number(e.difference.halfWidth)]
                 }
                 rows.append(row)
             }

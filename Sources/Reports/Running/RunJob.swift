@@ -32,7 +32,8 @@ public struct Provenance: Sendable {
     public var scenarioText = ""
     public var overrides = RunOverrides()
     public var commandLine: [String] = []
-    public var gitCommit: String?
+    /// The commit the binary was built from.
+    public var build = BuildStamp()
     public init() {}
 }
 
@@ -103,7 +104,7 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, pairs: study.first.policyPairs.count > 1)
+            trace = try TraceWriter(file: file, scenario: study.first)
             runner.trace = trace
         }
         defer { trace?.abandon() }
@@ -121,7 +122,7 @@ public enum RunJob {
         }
         let record = RunRecord(
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), wallSeconds: results[0].wallSeconds, study: study)
+            shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
         try? FileManager.default.removeItem(at: parts)
         return .finished(StudyResult(study: study, results: assembled.results))

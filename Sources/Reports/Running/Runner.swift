@@ -37,6 +37,9 @@ public struct RunResult: Sendable {
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
     public var wallSeconds: Double
+    /// With one replication, each block's totals (`blockTotals[block][pair]`): the
+    /// independent groups of people that intervals are computed over. Empty otherwise.
+    public var blockTotals: [[PairTotals]] = []
 
     /// Events simulated on every day, warm-up included, over every pair and replication:
     /// the run's cost, as `widgetsim run` reports it.
@@ -102,13 +105,19 @@ public final class Runner: @unchecked Sendable {
             var events: Int64 = 0
             var totals: [[[PairTotals]]]
             var pairSeconds: [[Double]]
+            /// Per point: with one replication, each block's totals; empty otherwise.
+            var blockTotals: [[[PairTotals]]]
             var failure: (any Error)?
         }
         let shared = Locked(Shared(
             totals: points.indices.map { k in
                 Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: points[k].replications)
             },
-            pairSeconds: pairs.map { Array(repeating: 0, count: $0.count) }))
+            pairSeconds: pairs.map { Array(repeating: 0, count: $0.count) },
+            blockTotals: points.indices.map { k in
+                points[k].replications == 1
+                    ? Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: plan.points[k].count) : []
+            }))
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
         let formatters = points.indices.map { k in
@@ -151,6 +160,7 @@ public final class Runner: @unchecked Sendable {
                         }
                         current = k
                     }
+                    (self.trace as? TraceWriter)?.replication = id.replication
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
                     var rowsFile: AtomicFile?
                     var rows = 0
@@ -181,6 +191,7 @@ public final class Runner: @unchecked Sendable {
                     }
                     let progress: RunProgress = shared.withLock { st in
                         for p in 0 ..< pairs[k].count { st.totals[k][id.replication][p].add(totals[p]) }
+                        if s.replications == 1 { st.blockTotals[k][id.block] = totals }
                         st.done += 1
                         st.events += blockEvents
                         return RunProgress(
@@ -205,7 +216,7 @@ public final class Runner: @unchecked Sendable {
             return points.indices.map { k in
                 RunResult(
                     scenario: points[k], pairs: pairs[k], replications: points[k].replications,
-                    totals: st.totals[k], pairSeconds: st.pairSeconds[k], wallSeconds: wall)
+                    totals: st.totals[k], pairSeconds: st.pairSeconds[k], wallSeconds: wall, blockTotals: st.blockTotals[k])
             }
         }
     }
