@@ -38,7 +38,7 @@ struct StudyOptions: ParsableArguments {
 func prepareStudy(_ path: String, _ options: OverrideOptions, _ study: StudyOptions) throws -> (Study, Provenance) {
     var s: Study
     do {
-        s = try ScenarioLoader.loadStudy(path: path, study.request)
+        s = try ScenarioLoader.loadStudy(path: path, study.request, policies: WidgetSimCLI.policies)
         for w in ScenarioWarnings.check(path: path, scenario: s.first) { printError(w.description) }
     } catch {
         printError(error.description)
@@ -66,7 +66,7 @@ func rebuildStudy(_ m: RunManifest) throws -> Study {
     let o = m.overrides
     var s = try ScenarioLoader.study(
         yaml: m.scenarioText, file: m.scenarioPath,
-        StudyRequest(sets: o.sets ?? [], sweeps: o.sweeps ?? [], point: o.point))
+        StudyRequest(sets: o.sets ?? [], sweeps: o.sweeps ?? [], point: o.point), policies: WidgetSimCLI.policies)
     try s.forEachScenario { (x: inout Scenario) throws(OverrideError) in try o.apply(to: &x) }
     return s
 }

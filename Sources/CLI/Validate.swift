@@ -24,7 +24,7 @@ struct Validate: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let study = try ScenarioLoader.loadStudy(path: file)
+                let study = try ScenarioLoader.loadStudy(path: file, policies: WidgetSimCLI.policies)
                 let s = study.first
                 for w in ScenarioWarnings.check(path: file, scenario: s) { printError(w.description) }
                 let points = study.isStudy ? ", a study of \(study.totalPoints) points" : ""

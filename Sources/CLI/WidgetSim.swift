@@ -4,7 +4,6 @@ import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario
 
-@main
 struct WidgetSim: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetsim",

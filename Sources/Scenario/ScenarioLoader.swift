@@ -7,14 +7,19 @@ import Yams
 /// line, column and field path; nothing a file says can crash the reader.
 public enum ScenarioLoader {
     /// Reads and parses the file at `path`. A missing or unreadable file is one issue at
-    /// line 0, column 0.
-    public static func load(path: String) throws(ScenarioErrors) -> Scenario {
-        try parse(yaml: try read(path: path), file: path)
+    /// line 0, column 0. Policy names and parameters are checked against `policies`,
+    /// which the returned scenario keeps (`Scenario.policies`) to make its policies.
+    public static func load(path: String, policies: PolicyRegistry = .builtIn) throws(ScenarioErrors) -> Scenario {
+        try parse(yaml: try read(path: path), file: path, policies: policies)
     }
 
-    /// Parses `yaml`; `file` names it in the issues.
-    public static func parse(yaml: String, file: String) throws(ScenarioErrors) -> Scenario {
-        try parse(yaml: yaml, file: file, budgets: .budgets, rankings: .rankings)
+    /// Parses `yaml`; `file` names it in the issues. Policies are looked up in `policies`.
+    public static func parse(yaml: String, file: String, policies: PolicyRegistry = .builtIn)
+        throws(ScenarioErrors) -> Scenario
+    {
+        var s = try parse(yaml: yaml, file: file, budgets: .budgets(policies), rankings: .rankings(policies))
+        s.policies = policies
+        return s
     }
 
     /// Reads the file at `path` against the given policy catalogs (tests pass their own).

@@ -95,7 +95,10 @@ public final class Runner: @unchecked Sendable {
     /// Runs `blocks`; one result per study point, whose totals hold only those blocks.
     public func runPoints(blocks: [BlockID]) throws -> [RunResult] {
         let points = study.points.map(\.scenario)
-        for s in points { _ = try WorldBuilder(scenario: s) }  // fail early, on this thread
+        for s in points {  // fail early, on this thread
+            _ = try WorldBuilder(scenario: s)
+            try UnregisteredPolicy.check(s)
+        }
         let pairs = points.map(\.policyPairs)
         let empty = points.map { PairTotals(days: $0.days, widgets: $0.widgets.count, warmupDays: $0.warmupDays) }
 
@@ -148,8 +151,8 @@ public final class Runner: @unchecked Sendable {
                             s.rankings.map { r in
                                 PersonEngine(
                                     scenario: s,
-                                    budget: BudgetPolicies.named(b.name)!.make(b.parameters),
-                                    ranking: RankingPolicies.named(r.name)!.make(r.parameters))
+                                    budget: s.policies.budget(named: b.name)!.make(b.parameters),
+                                    ranking: s.policies.ranking(named: r.name)!.make(r.parameters))
                             }
                         }
                         if let trace = self.trace {
@@ -218,6 +221,25 @@ public final class Runner: @unchecked Sendable {
                     scenario: points[k], pairs: pairs[k], replications: points[k].replications,
                     totals: st.totals[k], pairSeconds: st.pairSeconds[k], wallSeconds: wall, blockTotals: st.blockTotals[k])
             }
+        }
+    }
+}
+
+/// A scenario names a policy its registry does not hold (a scenario built in code
+/// rather than read against that registry).
+public struct UnregisteredPolicy: Error, Sendable, CustomStringConvertible {
+    public var role: PolicyRole
+    public var name: String
+    public var description: String {
+        "\(role) policy `\(name)` is not registered in the scenario's policy registry (`Scenario.policies`)"
+    }
+
+    static func check(_ s: Scenario) throws(UnregisteredPolicy) {
+        for b in s.budgets where s.policies.budget(named: b.name) == nil {
+            throw UnregisteredPolicy(role: .budget, name: b.name)
+        }
+        for r in s.rankings where s.policies.ranking(named: r.name) == nil {
+            throw UnregisteredPolicy(role: .ranking, name: r.name)
         }
     }
 }

@@ -9,14 +9,14 @@ struct PolicyCatalog {
     var names: [String]
     var parameters: (String) -> [ParameterSpec]?
 
-    static var budgets: PolicyCatalog {
-        PolicyCatalog(role: "budget", names: BudgetPolicies.all.map(\.name),
-                      parameters: { BudgetPolicies.named($0)?.parameters })
+    static func budgets(_ registry: PolicyRegistry) -> PolicyCatalog {
+        PolicyCatalog(role: "budget", names: registry.budgets.map(\.name),
+                      parameters: { registry.budget(named: $0)?.parameters })
     }
 
-    static var rankings: PolicyCatalog {
-        PolicyCatalog(role: "ranking", names: RankingPolicies.all.map(\.name),
-                      parameters: { RankingPolicies.named($0)?.parameters })
+    static func rankings(_ registry: PolicyRegistry) -> PolicyCatalog {
+        PolicyCatalog(role: "ranking", names: registry.rankings.map(\.name),
+                      parameters: { registry.ranking(named: $0)?.parameters })
     }
 }
 

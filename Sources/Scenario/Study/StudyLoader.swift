@@ -25,12 +25,20 @@ extension ScenarioLoader {
 
     /// Reads the file at `path` as a study (a file without `study:` and a request without
     /// sweeps is a study of one point).
-    public static func loadStudy(path: String, _ request: StudyRequest = StudyRequest()) throws(ScenarioErrors) -> Study {
-        try study(yaml: try read(path: path), file: path, request)
+    /// Policy names and parameters are checked against `policies`, which every point's
+    /// scenario keeps (`Scenario.policies`).
+    public static func loadStudy(path: String, _ request: StudyRequest = StudyRequest(), policies: PolicyRegistry = .builtIn)
+        throws(ScenarioErrors) -> Study
+    {
+        try study(yaml: try read(path: path), file: path, request, policies: policies)
     }
 
-    public static func study(yaml: String, file: String, _ request: StudyRequest = StudyRequest()) throws(ScenarioErrors) -> Study {
-        try study(yaml: yaml, file: file, request, budgets: .budgets, rankings: .rankings)
+    public static func study(yaml: String, file: String, _ request: StudyRequest = StudyRequest(), policies: PolicyRegistry = .builtIn)
+        throws(ScenarioErrors) -> Study
+    {
+        var s = try study(yaml: yaml, file: file, request, budgets: .budgets(policies), rankings: .rankings(policies))
+        s.forEachScenario { $0.policies = policies }
+        return s
     }
 
     static func study(yaml: String, file: String, _ request: StudyRequest, budgets: PolicyCatalog, rankings: PolicyCatalog)
