@@ -37,6 +37,9 @@ struct Merge: ParsableCommand {
             let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
             let scenario = study.first
             let assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
+            let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
+            defer { withExtendedLifetime(lock) {} }
+            OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
@@ -52,6 +55,9 @@ struct Merge: ParsableCommand {
             }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
             if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
+        } catch let error as RunRefusal {
+            printError("widgetsim merge: \(error.description)")
+            throw ExitCode(2)
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -49,6 +49,10 @@ struct Policies: ParsableCommand {
             + "request that finds a background request pending is folded into it.")
         say("refusals: \(RefusalReason.coalescedIntoPending.label)", "  ")
         print("")
+        for line in wrap("Every duration is at most 100000 days; the bounds of scenario keys are in "
+                         + "scenarios/README.md (Bounds).", width: width, indent: "", firstIndent: "") {
+            print(line)
+        }
     }
 
     /// `added`: registered by the program running the command line, not built in.

@@ -45,13 +45,35 @@ func prepareStudy(_ path: String, _ options: OverrideOptions, _ study: StudyOpti
         throw ExitCode(2)
     }
     var overrides = options.asOverrides
-    study.record(in: &overrides)
     do {
         try s.forEachScenario { (x: inout Scenario) throws(OverrideError) in try overrides.apply(to: &x) }
     } catch {
         printError("widgetsim: \(error)")
         throw ExitCode(2)
     }
+    for (option, value, limit) in [("--people", overrides.people, 10_000_000), ("--days", overrides.days, 100_000),
+                                   ("--replications", overrides.replications, 10_000)] {
+        if let value, value > limit {
+            printError("widgetsim: \(option) must be at most \(limit), got \(value)")
+            throw ExitCode(2)
+        }
+    }
+    if let seed = overrides.seed, seed > UInt64(Int64.max) {
+        printError("widgetsim: --seed must be a whole number in 0…\(Int64.max), got \(seed)")
+        throw ExitCode(2)
+    }
+    if overrides != RunOverrides() {
+        // Every point passed the guard; the options may change what it estimates.
+        for point in s.points {
+            let findings = RunGuard.check(point.scenario)
+            if !findings.isEmpty {
+                let at = s.isStudy ? " at point \(point.number)" : ""
+                for f in findings { printError("widgetsim: with the command line's options\(at), \(f.message)") }
+                throw ExitCode(2)
+            }
+        }
+    }
+    study.record(in: &overrides)
     var provenance = Provenance()
     provenance.scenarioPath = path
     provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

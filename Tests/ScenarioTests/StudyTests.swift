@@ -190,7 +190,7 @@ import WidgetSimModel
         let yaml = file("study: {parameters: [{path: days, values: [1]}], combine: grip}")
             .replacingOccurrences(of: "seed: 7", with: "seed: seven")
         #expect(errors(yaml) == [
-            "s.yaml:2:7: seed: expected a whole number in 0…18446744073709551615, got `seven`",
+            "s.yaml:2:7: seed: expected a whole number in 0…9223372036854775807, got `seven`",
             "s.yaml:17:59: study.combine: unknown combination `grip`; did you mean `grid`? Valid: grid, zip",
         ])
     }

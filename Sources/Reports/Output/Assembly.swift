@@ -11,6 +11,17 @@ public struct Assembly {
     /// The rows files of every block, in report order (empty without widget_days).
     var rowsFiles: [URL]
 
+    init(study: Study, results: [RunResult], rowsFiles: [URL]) {
+        self.study = study
+        self.results = results
+        self.rowsFiles = rowsFiles
+    }
+
+    /// A plain run's reports.
+    init(result: RunResult, rowsFiles: [URL]) {
+        self.init(study: Study(single: result.scenario), results: [result], rowsFiles: rowsFiles)
+    }
+
     /// The first point's result (a plain run's).
     public var result: RunResult {
         get { results[0] }
@@ -65,8 +76,8 @@ public struct Assembly {
 
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
     /// reasons.csv, widget_days.csv (when the blocks have rows), study.csv (a study),
-    /// schema.json (the files and columns written) and run.json into `folder`, each
-    /// atomically.
+    /// schema.json (the files and columns written) and run.json into `folder`: all of
+    /// them or, on failure, none.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -93,8 +104,13 @@ public struct Assembly {
         }
         try open("schema.json").write(ReportSchema(files: schemas).json())
         try open("run.json").write(record.json())
+        // Every file complete on the disk before the first rename: running out of space
+        // or failing to write leaves the earlier report whole. `run.json` is renamed
+        // last: it marks the report finished.
+        for f in files { try f.finishWriting() }
         for f in files { try f.commit() }
         // A study.csv left by an earlier study in this folder no longer belongs here.
         if !study.isStudy { try? FileManager.default.removeItem(at: folder.appendingPathComponent("study.csv")) }
+        OutputFolder.synchronize(folder)
     }
 }

@@ -14,6 +14,12 @@ public struct RunOptions: Sendable {
     public var resume: Bool = false
     /// Stop after this many blocks, leaving the run resumable (simulates an interruption).
     public var stopAfterBlocks: Int?
+    /// Replace what the folder holds (a finished report of another run, finished blocks
+    /// of an interrupted one) instead of refusing.
+    public var force: Bool = false
+    /// Asked before each person: true stops the run as soon as the blocks in progress
+    /// are set aside (Ctrl-C), leaving it resumable.
+    public var shouldStop: (@Sendable () -> Bool)?
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
@@ -51,6 +57,8 @@ public enum StudyOutcome: Sendable {
     case finished(StudyResult)
     case shardWritten(blocks: Int, StudyResult)
     case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose study had already finished (see `RunOutcome`).
+    case alreadyFinished(String)
 }
 
 public enum RunOutcome: Sendable {
@@ -61,6 +69,9 @@ public enum RunOutcome: Sendable {
     case shardWritten(blocks: Int, RunResult)
     /// Stopped early (see `RunOptions.stopAfterBlocks`); resume to finish.
     case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose run had already finished: nothing was done. The
+    /// text says when the report was written.
+    case alreadyFinished(String)
 }
 
 /// Runs a scenario and writes its reports, or one shard's parts.
@@ -70,12 +81,20 @@ public enum RunOutcome: Sendable {
 /// (the same code path a merge of shards takes), written under temporary names and
 /// renamed into place, and the parts are removed. A run that fails or is interrupted
 /// leaves any earlier report untouched and its finished blocks for `--resume`.
+///
+/// Before any work the folder is locked (one run at a time) and checked: a finished
+/// report of another run, or finished blocks of an interrupted one, are replaced only
+/// with `force`. At the end, every report file is written and flushed under a
+/// temporary name before the first is renamed into place (`run.json` last), and
+/// `parts/` is set aside in one rename before it is deleted: a kill at any moment
+/// leaves either `parts/` complete (resumable) or a complete report.
 public enum RunJob {
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
         switch try execute(Study(single: scenario), options) {
         case .finished(let r): .finished(r.results[0])
         case .shardWritten(let blocks, let r): .shardWritten(blocks: blocks, r.results[0])
         case .interrupted(let done, let total): .interrupted(blocksDone: done, blocksTotal: total)
+        case .alreadyFinished(let when): .alreadyFinished(when)
         }
     }
 
@@ -93,6 +112,12 @@ public enum RunJob {
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
         for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
+        let lock = try OutputFolder.lock(folder)
+        defer { withExtendedLifetime(lock) {} }
+        OutputFolder.removeStaleFiles(in: folder)
+        if let done = try check(folder: folder, parts: parts, manifest: manifest, options: options) {
+            return .alreadyFinished(done)
+        }
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
         let todo = wanted.filter { !FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }
 
@@ -101,6 +126,7 @@ public enum RunJob {
         runner.widgetDays = options.widgetDays
         runner.onProgress = options.progress
         runner.stopAfterBlocks = options.stopAfterBlocks
+        runner.shouldStop = options.shouldStop
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
@@ -124,8 +150,45 @@ public enum RunJob {
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
-        try? FileManager.default.removeItem(at: parts)
+        OutputFolder.removeParts(parts)
         return .finished(StudyResult(study: study, results: assembled.results))
+    }
+
+    /// Refuses to lose results: a finished report of another run, finished blocks that
+    /// a run without `--resume` would discard. Returns when the report was written if
+    /// `--resume` finds the run already finished (nothing to do).
+    static func check(folder: URL, parts: URL, manifest: RunManifest, options: RunOptions) throws -> String? {
+        let fm = FileManager.default
+        let hasParts = fm.fileExists(atPath: RunManifest.url(in: parts).path)
+        let finishedBlocks = hasParts ? OutputFolder.finishedBlocks(in: parts) : 0
+        let report = OutputFolder.finishedReport(
+            in: folder, scenarioText: manifest.scenarioText, overrides: manifest.overrides)
+        if options.resume {
+            if !hasParts, let report, report.sameRun, options.shard == nil {
+                return report.finished
+            }
+            if !hasParts, let report, !report.sameRun, !options.force {
+                throw RunRefusal("""
+                    nothing to resume in \(folder.path): it holds the finished report of another run \
+                    (scenario `\(report.scenarioName)`, finished \(report.finished)); run without --resume and \
+                    with --force to replace it, or give another --out folder to keep both
+                    """)
+            }
+            return nil
+        }
+        if finishedBlocks > 0, !options.force {
+            throw RunRefusal("""
+                \(folder.path) holds \(finishedBlocks) finished block\(finishedBlocks == 1 ? "" : "s") of an \
+                unfinished run; add --resume to finish that run, or --force to discard them and start over
+                """)
+        }
+        if !hasParts, let report, !report.sameRun, !options.force {
+            throw RunRefusal("""
+                \(folder.path) holds the finished report of another run (scenario `\(report.scenarioName)`, \
+                finished \(report.finished)); add --force to replace it, or give another --out folder to keep both
+                """)
+        }
+        return nil
     }
 
     /// Makes `parts` ready: kept for a resume of the same run, emptied otherwise.

@@ -75,6 +75,9 @@ public final class Runner: @unchecked Sendable {
     public var trace: (any TraceSink)?
     /// Stop taking new blocks once this many have finished (simulates an interruption).
     public var stopAfterBlocks: Int?
+    /// Asked before each person: true abandons the blocks in progress (they are not
+    /// written) and takes no new one.
+    public var shouldStop: (@Sendable () -> Bool)?
 
     public convenience init(scenario: Scenario, threads: Int = 1) {
         self.init(study: Study(single: scenario), threads: threads)
@@ -137,7 +140,7 @@ public final class Runner: @unchecked Sendable {
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
                 while true {
                     let next: BlockID? = shared.withLock { st in
-                        guard st.failure == nil, st.next < blocks.count else { return nil }
+                        guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
                         if let limit = self.stopAfterBlocks, st.next >= limit { return nil }
                         st.next += 1
                         return blocks[st.next - 1]
@@ -172,13 +175,19 @@ public final class Runner: @unchecked Sendable {
                     }
                     defer { rowsFile?.abandon() }
                     var blockEvents: Int64 = 0
+                    var stopped = false
                     for person in self.plan.people(of: id) {
+                        if self.shouldStop?() == true {
+                            stopped = true
+                            break
+                        }
                         let world = builder!.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
                             seconds[k][p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                            totals[p].add(counts)
+                            try totals[p].add(counts, person: person, replication: id.replication,
+                                              pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
                             if let file = rowsFile {
                                 try file.write(formatters[k](id.replication, person, p, counts))
@@ -186,6 +195,7 @@ public final class Runner: @unchecked Sendable {
                             }
                         }
                     }
+                    if stopped { break }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
                         try AtomicFile.write(

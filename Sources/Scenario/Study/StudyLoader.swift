@@ -44,6 +44,7 @@ extension ScenarioLoader {
     static func study(yaml: String, file: String, _ request: StudyRequest, budgets: PolicyCatalog, rankings: PolicyCatalog)
         throws(ScenarioErrors) -> Study
     {
+        if let issue = sizeIssue(yaml, file: file) { throw ScenarioErrors(issues: [issue]) }
         let composed: Node?
         do {
             composed = try Yams.compose(yaml: yaml)
@@ -116,7 +117,12 @@ struct StudyBuilder {
         issues += studyReader.issues
         let (plain, plainReader) = read(root)
         guard let plain else {
-            throw fail((plainReader.issues.isEmpty ? [ScenarioLoader.internalIssue(file)] : plainReader.issues) + issues)
+            var all = fail((plainReader.issues.isEmpty ? [ScenarioLoader.internalIssue(file)] : plainReader.issues) + issues).issues
+            if plainReader.unreported > 0, let last = all.last {
+                all.append(ScenarioIssue(file: file, line: last.line, column: last.column, path: ScenarioIssue.wholeFile,
+                                         message: "\(plainReader.unreported) more problems not shown; fix these first"))
+            }
+            throw ScenarioErrors(issues: all)
         }
 
         // --set and --sweep.
