@@ -75,7 +75,7 @@ import WidgetSimModel
         ])
     }
 
-    @Test func wholeNumbersAndTheirRanges() {
+    @Test func wholeNumbersAndTheirRanges() throws {
         #expect(problems(minimal(replacing: 3, with: "days: 2.5")) == [
             "test.yaml:3:7: days: expected a whole number, got `2.5`",
         ])
@@ -86,8 +86,14 @@ import WidgetSimModel
             "test.yaml:13:14: warmup_days: must be less than days (3), got 3",
         ])
         #expect(problems(minimal(replacing: 2, with: "seed: -1")) == [
-            "test.yaml:2:7: seed: expected a whole number in 0…18446744073709551615, got `-1`",
+            "test.yaml:2:7: seed: expected a whole number in 0…9223372036854775807, got `-1`",
         ])
+        // Reports write the seed on every row as a signed 64-bit integer: 2^63 would read
+        // as unsigned in one run and signed in the next.
+        #expect(problems(minimal(replacing: 2, with: "seed: 9223372036854775808")) == [
+            "test.yaml:2:7: seed: expected a whole number in 0…9223372036854775807, got `9223372036854775808`",
+        ])
+        #expect(try parse(minimal(replacing: 2, with: "seed: 9223372036854775807")).seed == UInt64(Int64.max))
         #expect(problems(minimal(replacing: 9, with: "    interest: {base: 1, peaks: [{hour: 24, factor: 2}]}")) == [
             "test.yaml:9:40: widgets[0].interest.peaks[0].hour: must be in 0…23, got 24",
         ])

@@ -15,7 +15,7 @@ import WidgetSimSampling
         let s = try Self.full()
         #expect(s.name == "full-example_1")
         #expect(s.description == "Two people's phones, one week")
-        #expect(s.seed == UInt64.max)
+        #expect(s.seed == UInt64(Int64.max))
         #expect(s.days == 14)
         #expect(s.warmupDays == 2)
         #expect(s.replications == 3)

@@ -62,10 +62,11 @@ extension ScenarioReader {
         return scenario
     }
 
-    /// A whole number in 0…2^64 − 1.
+    /// A whole number in 0…2^63 − 1: reports write the seed on every row as a signed
+    /// 64-bit integer, so that every run's `seed` column reads with the same type.
     func seed(_ node: Node, _ path: String) -> UInt64? {
-        if let t = Self.scalarText(node), let v = UInt64(t) { return v }
-        report("expected a whole number in 0…\(UInt64.max), got \(Self.found(node))", at: node, path: path)
+        if let t = Self.scalarText(node), let v = Int64(t), v >= 0 { return UInt64(v) }
+        report("expected a whole number in 0…\(Int64.max), got \(Self.found(node))", at: node, path: path)
         return nil
     }
 }
