@@ -35,11 +35,14 @@ struct Merge: ParsableCommand {
         let started = Date()
         do {
             let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath, policies: WidgetSimCLI.policies)
                 try m.overrides.apply(to: &s)
                 return s
             }
             let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
+            defer { withExtendedLifetime(lock) {} }
+            OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
@@ -53,6 +56,9 @@ struct Merge: ParsableCommand {
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
             if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
+        } catch let error as RunRefusal {
+            printError("widgetsim merge: \(error.description)")
+            throw ExitCode(2)
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)
