@@ -53,6 +53,24 @@ public struct Provenance: Sendable {
     public init() {}
 }
 
+/// What a study produced: one result per point, in point order.
+public struct StudyResult: Sendable {
+    public var study: Study
+    public var results: [RunResult]
+
+    public var events: Int64 { results.reduce(0) { $0 + $1.events } }
+    public var personDays: Int { results.reduce(0) { $0 + $1.personDays } }
+    public var wallSeconds: Double { results.first?.wallSeconds ?? 0 }
+}
+
+public enum StudyOutcome: Sendable {
+    case finished(StudyResult)
+    case shardWritten(blocks: Int, StudyResult)
+    case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose study had already finished (see `RunOutcome`).
+    case alreadyFinished(String)
+}
+
 /// How ``RunJob/execute(_:_:)`` ended.
 public enum RunOutcome: Sendable {
     /// Reports written; the result holds every block.
@@ -85,17 +103,28 @@ public enum RunJob {
     /// Runs `scenario` with `options` and writes its reports (or a shard's parts);
     /// throws on a scenario that cannot run or a folder that cannot be written.
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
+        switch try execute(Study(single: scenario), options) {
+        case .finished(let r): .finished(r.results[0])
+        case .shardWritten(let blocks, let r): .shardWritten(blocks: blocks, r.results[0])
+        case .interrupted(let done, let total): .interrupted(blocksDone: done, blocksTotal: total)
+        case .alreadyFinished(let when): .alreadyFinished(when)
+        }
+    }
+
+    /// Runs every point of a study (a plain run is a study of one point) as one block plan.
+    public static func execute(_ study: Study, _ options: RunOptions) throws -> StudyOutcome {
         let started = Date()
         let folder = options.outputFolder
         let parts = folder.appendingPathComponent("parts")
-        let plan = BlockPlan(scenario)
+        let plan = BlockPlan(study)
         let manifest = RunManifest(
-            scenarioName: scenario.name, scenarioPath: options.provenance.scenarioPath,
+            scenarioName: study.first.name, scenarioPath: options.provenance.scenarioPath,
             scenarioText: options.provenance.scenarioText, overrides: options.provenance.overrides,
-            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard)
+            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard,
+            points: study.isStudy ? study.points.count : nil)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
-        _ = try WorldBuilder(scenario: scenario)  // a scenario the model rejects leaves no trace
+        for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
         let lock = try OutputFolder.lock(folder)
         defer { withExtendedLifetime(lock) {} }
         OutputFolder.removeStaleFiles(in: folder)
@@ -105,7 +134,7 @@ public enum RunJob {
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
         let todo = wanted.filter { !FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }
 
-        let runner = Runner(scenario: scenario, threads: options.threads)
+        let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
         runner.widgetDays = options.widgetDays
         runner.onProgress = options.progress
@@ -114,26 +143,28 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, scenario: scenario)
+            trace = try TraceWriter(file: file, scenario: study.first)
             runner.trace = trace
         }
         defer { trace?.abandon() }
-        let result = try runner.run(blocks: todo)
+        let results = try runner.runPoints(blocks: todo)
 
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
         try trace?.commit()
-        if options.shard != nil { return .shardWritten(blocks: wanted.count, result) }
+        if options.shard != nil { return .shardWritten(blocks: wanted.count, StudyResult(study: study, results: results)) }
 
-        var assembled = try Assembly.load(scenario, from: [(parts, wanted)], widgetDays: options.widgetDays)
-        assembled.result.pairSeconds = result.pairSeconds
-        assembled.result.wallSeconds = result.wallSeconds
+        var assembled = try Assembly.load(study, from: [(parts, wanted)], widgetDays: options.widgetDays)
+        for k in results.indices {
+            assembled.results[k].pairSeconds = results[k].pairSeconds
+            assembled.results[k].wallSeconds = results[k].wallSeconds
+        }
         let record = RunRecord(
-            scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), result: assembled.result)
+            scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
+            shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
         OutputFolder.removeParts(parts)
-        return .finished(assembled.result)
+        return .finished(StudyResult(study: study, results: assembled.results))
     }
 
     /// Refuses to lose results: a finished report of another run, finished blocks that
