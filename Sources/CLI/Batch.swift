@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReports
@@ -62,7 +63,10 @@ struct Batch: ParsableCommand {
                 print("[\(index + 1)/\(prepared.count)] \(s.name): finished earlier, skipped")
                 continue
             }
+            let start = DispatchTime.now().uptimeNanoseconds
             var options = RunOptions(outputFolder: folder, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            options.startedAt = start
+            options.notice = { @Sendable text in printError("widgetsim batch: \(s.name): \(text)") }
             options.widgetDays = !noWidgetDays
             options.resume = resume
             options.provenance = provenance
@@ -71,7 +75,9 @@ struct Batch: ParsableCommand {
             do {
                 guard case .finished(let result) = try RunJob.execute(s, options) else { continue }
                 progress?.finish()
-                print("[\(index + 1)/\(prepared.count)] \(s.name): \(RunStatistics(result).line)")
+                let statistics = RunStatistics(result, since: start)
+                if let resumed = statistics.resumedLine { print("[\(index + 1)/\(prepared.count)] \(s.name): \(resumed)") }
+                print("[\(index + 1)/\(prepared.count)] \(s.name): \(statistics.line)")
             } catch {
                 progress?.finish()
                 printError("widgetsim batch: \(s.name): \(error)")

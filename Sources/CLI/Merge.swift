@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
@@ -32,22 +33,29 @@ struct Merge: ParsableCommand {
 
     func run() throws {
         let started = Date()
+        let start = DispatchTime.now().uptimeNanoseconds
         do {
             let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
                 var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
                 try m.overrides.apply(to: &s)
                 return s
             }
-            let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            var assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            // The run's time: the compute its parts recorded, and this merge's.
+            assembled.result.wallSeconds = assembled.result.recordedSeconds
+                + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
             provenance.overrides = first.overrides
             provenance.commandLine = CommandLine.arguments
             provenance.gitCommit = GitCommit.ofThisProgram()
-            let record = RunRecord(
+            var record = RunRecord(
                 scenario: scenario, manifest: first, provenance: provenance, threads: nil,
-                shards: folders.count, started: started, finished: Date(), wallSeconds: 0)
+                shards: folders.count, started: started, finished: Date(), wallSeconds: assembled.result.wallSeconds)
+            record.events = assembled.result.events
+            record.resumedBlocks = assembled.result.resumedBlocks
+            record.recordedSeconds = assembled.result.recordedSeconds
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")

@@ -8,33 +8,47 @@ public struct Assembly {
     /// The rows files of every block, in report order (empty without widget_days).
     var rowsFiles: [URL]
 
-    /// Reads every listed block of every folder, checking each against the run.
+    public init(result: RunResult, rowsFiles: [URL]) {
+        self.result = result
+        self.rowsFiles = rowsFiles
+    }
+
+    /// Reads every listed block of every folder, checking each against the run and its
+    /// checksums. The result's times are those the parts recorded (`recordedSeconds`
+    /// and `wallSeconds`: the blocks' wall times on their threads, summed).
     public static func load(_ s: Scenario, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
         let plan = BlockPlan(s)
         let pairs = s.policyPairs
         let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
         var totals = Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications)
+        var pairSeconds = Array(repeating: 0.0, count: pairs.count)
+        var recorded = 0.0
+        var blocks = 0
         var rows: [(BlockID, URL)] = []
-        for (parts, blocks) in folders {
-            for id in blocks {
+        for (parts, ids) in folders {
+            for id in ids {
                 let url = PartFiles.countsURL(parts, id)
-                let (block, rowCount) = try PartFiles.readCounts(
+                let part = try PartFiles.readCounts(
                     url, id, pairs: pairs.count, days: s.days, widgets: s.widgets.count,
                     warmupDays: s.warmupDays, people: plan.people(of: id.block).count)
-                for p in 0 ..< pairs.count { totals[id.replication][p].add(block[p]) }
+                for p in 0 ..< pairs.count {
+                    totals[id.replication][p].add(part.totals[p])
+                    pairSeconds[p] += part.pairSeconds[p]
+                }
+                recorded += part.seconds
+                blocks += 1
                 if widgetDays {
                     let rowsURL = PartFiles.rowsURL(parts, id)
-                    let lines = try PartFiles.countLines(rowsURL)
-                    guard lines == rowCount else {
-                        throw PartError.damaged(rowsURL.path, "it has \(lines) rows where its counts file records \(rowCount) (truncated)")
-                    }
+                    try PartFiles.checkRows(rowsURL, of: part)
                     rows.append((id, rowsURL))
                 }
             }
         }
-        let result = RunResult(
+        var result = RunResult(
             scenario: s, pairs: pairs, replications: s.replications, totals: totals,
-            pairSeconds: Array(repeating: 0, count: pairs.count), wallSeconds: 0)
+            pairSeconds: pairSeconds, wallSeconds: recorded)
+        result.resumedBlocks = blocks
+        result.recordedSeconds = recorded
         return Assembly(result: result, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 

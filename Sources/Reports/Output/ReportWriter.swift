@@ -10,12 +10,15 @@ import WidgetSimModel
 ///   instance, with the raw counts (warm-up days included; `day` tells them apart).
 ///
 /// Every row starts with the run's identity. `pair_seconds` (time spent simulating the
-/// pair, summed over threads), `wall_seconds` (the run's) and `events_per_second`
-/// measure the machine; every other column is a function of the scenario and seed.
+/// pair, summed over threads), `wall_seconds` (the whole run's, from the start of the
+/// command to its reports), `events_per_second` (the whole run's events over
+/// `wall_seconds`) and `loop_events_per_second` (the row's events over the time spent
+/// simulating its pair) measure the machine; every other column is a function of the
+/// scenario and seed.
 public enum ReportWriter {
     public static let identityColumns = ["scenario", "budget", "ranking", "replication", "seed"]
     /// Columns that measure this machine, not the model: they differ between runs.
-    public static let wallClockColumns = ["pair_seconds", "wall_seconds", "events_per_second"]
+    public static let wallClockColumns = ["pair_seconds", "wall_seconds", "events_per_second", "loop_events_per_second"]
 
     public static func summaryHeader() -> [String] {
         identityColumns + ["people", "days", "warmup_days"] + Metrics.all.map(\.name) + wallClockColumns
@@ -23,6 +26,7 @@ public enum ReportWriter {
 
     public static func summary(_ r: RunResult) -> String {
         var out = CSV.row(summaryHeader())
+        let runEvents = Double(r.events)
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
@@ -32,6 +36,7 @@ public enum ReportWriter {
                 let events = Double(t.sum(.events, days: 0 ..< t.days))
                 let seconds = r.pairSeconds[p] / Double(r.replications)
                 fields += [CSV.number(r.pairSeconds[p]), CSV.number(r.wallSeconds),
+                           CSV.number(r.wallSeconds > 0 ? runEvents / r.wallSeconds : nil),
                            CSV.number(seconds > 0 ? events / seconds : nil)]
                 out += CSV.row(fields)
             }

@@ -12,6 +12,12 @@ public struct RunRecord: Sendable {
     var started: Date
     var finished: Date
     var wallSeconds: Double
+    /// Events simulated over the whole run (every pair, replication and block).
+    public var events: Int64?
+    /// Blocks taken from parts that earlier runs finished, and the compute time those
+    /// parts recorded (included in `wallSeconds`).
+    public var resumedBlocks = 0
+    public var recordedSeconds = 0.0
 
     public init(scenario: Scenario, manifest: RunManifest, provenance: Provenance, threads: Int?,
                 shards: Int?, started: Date, finished: Date, wallSeconds: Double) {
@@ -74,6 +80,11 @@ public struct RunRecord: Sendable {
             "started": iso.string(from: started),
             "finished": iso.string(from: finished),
             "wall_seconds": wallSeconds,
+            "events": events ?? NSNull(),
+            "events_per_second": events.flatMap { wallSeconds > 0 ? Double($0) / wallSeconds : nil } ?? NSNull(),
+            "resumed": resumedBlocks > 0,
+            "resumed_blocks": resumedBlocks,
+            "recorded_seconds": recordedSeconds,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"

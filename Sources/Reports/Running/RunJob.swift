@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WidgetSimModel
 
@@ -17,6 +18,11 @@ public struct RunOptions: Sendable {
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
+    /// When the command started (`DispatchTime` uptime nanoseconds): the run's wall time
+    /// counts from here. Nil counts from the start of `RunJob.execute`.
+    public var startedAt: UInt64?
+    /// Receives what the run has to say on the way (a damaged part run again).
+    public var notice: (@Sendable (String) -> Void)?
 
     public init(outputFolder: URL, threads: Int = 1, shard: Shard? = nil, traceFile: URL? = nil) {
         self.outputFolder = outputFolder
@@ -65,9 +71,33 @@ public enum RunJob {
             widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
+        let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
         _ = try WorldBuilder(scenario: scenario)  // a scenario the model rejects leaves no trace
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
-        let todo = wanted.filter { !FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }
+        // Blocks finished by an earlier run, each checked against its checksums; a
+        // damaged one is run again.
+        var earlier: [BlockID: BlockPart] = [:]
+        var todo: [BlockID] = []
+        for id in wanted {
+            let countsURL = PartFiles.countsURL(parts, id)
+            guard FileManager.default.fileExists(atPath: countsURL.path) else {
+                todo.append(id)
+                continue
+            }
+            do {
+                let part = try PartFiles.readCounts(
+                    countsURL, id, pairs: scenario.policyPairs.count, days: scenario.days,
+                    widgets: scenario.widgets.count, warmupDays: scenario.warmupDays,
+                    people: plan.people(of: id.block).count)
+                if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
+                earlier[id] = part
+            } catch {
+                options.notice?("\(error); running \(id) again")
+                try? FileManager.default.removeItem(at: countsURL)
+                try? FileManager.default.removeItem(at: PartFiles.rowsURL(parts, id))
+                todo.append(id)
+            }
+        }
 
         let runner = Runner(scenario: scenario, threads: options.threads)
         runner.partsFolder = parts
@@ -81,19 +111,42 @@ public enum RunJob {
             runner.trace = trace
         }
         defer { trace?.abandon() }
-        let result = try runner.run(blocks: todo)
+        var result = try runner.run(blocks: todo)
 
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
         try trace?.commit()
-        if options.shard != nil { return .shardWritten(blocks: wanted.count, result) }
 
-        var assembled = try Assembly.load(scenario, from: [(parts, wanted)], widgetDays: options.widgetDays)
-        assembled.result.pairSeconds = result.pairSeconds
-        assembled.result.wallSeconds = result.wallSeconds
-        let record = RunRecord(
+        // The whole run's time: this process's so far, and the compute time the parts of
+        // earlier runs recorded.
+        result.resumedBlocks = earlier.count
+        result.recordedSeconds = wanted.reduce(0) { $0 + (earlier[$1]?.seconds ?? 0) }
+        func wallSoFar() -> Double {
+            Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9 + result.recordedSeconds
+        }
+        if options.shard != nil {
+            result.wallSeconds = wallSoFar()
+            return .shardWritten(blocks: wanted.count, result)
+        }
+
+        // The reports, from the blocks in memory and the parts of earlier runs (read and
+        // checked above): nothing this run wrote is read back.
+        for id in wanted {
+            guard let part = earlier[id] else { continue }
+            for p in part.totals.indices {
+                result.totals[id.replication][p].add(part.totals[p])
+                result.pairSeconds[p] += part.pairSeconds[p]
+            }
+        }
+        result.wallSeconds = wallSoFar()
+        let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
+        let assembled = Assembly(result: result, rowsFiles: rowsFiles)
+        var record = RunRecord(
             scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), wallSeconds: result.wallSeconds)
+        record.events = result.events
+        record.resumedBlocks = earlier.count
+        record.recordedSeconds = result.recordedSeconds
         try assembled.write(to: folder, record: record)
         try? FileManager.default.removeItem(at: parts)
         return .finished(assembled.result)

@@ -32,7 +32,13 @@ public struct RunResult: Sendable {
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
+    /// The run's wall time: from the start of the command to its reports, plus the
+    /// compute time recorded by the blocks that earlier runs finished (`recordedSeconds`).
     public var wallSeconds: Double
+    /// Blocks finished by earlier runs (a `--resume`, or the shards of a merge).
+    public var resumedBlocks = 0
+    /// The wall time those blocks took on their threads, as their parts record it.
+    public var recordedSeconds = 0.0
 
     /// Events simulated on every day, warm-up included, over every pair and replication:
     /// the run's cost, as `widgetsim run` reports it.
@@ -126,8 +132,11 @@ public final class Runner: @unchecked Sendable {
                         return blocks[st.next - 1]
                     }
                     guard let id = next else { break }
+                    let blockStart = DispatchTime.now().uptimeNanoseconds
                     var totals = Array(repeating: empty, count: pairs.count)
+                    var blockSeconds = Array(repeating: 0.0, count: pairs.count)
                     var rowsFile: AtomicFile?
+                    var rowsChecksum = CRC32C()
                     var rows = 0
                     if self.widgetDays, let folder = self.partsFolder {
                         rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id))
@@ -139,19 +148,26 @@ public final class Runner: @unchecked Sendable {
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
-                            seconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                            blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                             totals[p].add(counts)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
                             if let file = rowsFile {
-                                try file.write(formatter(id.replication, person, p, counts))
+                                let text = formatter(id.replication, person, p, counts)
+                                rowsChecksum.update(text.utf8)
+                                try file.write(text)
                                 rows += counts.days * counts.widgets
                             }
                         }
                     }
+                    for p in 0 ..< pairs.count { seconds[p] += blockSeconds[p] }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
+                        let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         try AtomicFile.write(
-                            PartFiles.countsText(id, totals: totals, rows: rowsFile == nil ? -1 : rows),
+                            PartFiles.countsText(
+                                id, totals: totals, rows: rowsFile == nil ? -1 : rows,
+                                rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
+                                seconds: wall, pairSeconds: blockSeconds),
                             to: PartFiles.countsURL(folder, id))
                     }
                     let progress: RunProgress = shared.withLock { st in
