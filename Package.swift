@@ -65,13 +65,15 @@ let package = Package(
                 "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/CLI"
+            path: "Sources/CLI",
+            plugins: ["BuildStamp"]
         ),
         .executableTarget(
             name: "widgetsim-bench",
             dependencies: ["WidgetSimKernel", "WidgetSimSampling"],
             path: "Sources/Bench"
         ),
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
         .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
         .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),
@@ -80,6 +82,9 @@ let package = Package(
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
+        // Runs the built `widgetsim` (help texts, the README's commands); imports it for
+        // the help texts' source.
+        .testTarget(name: "CLITests", dependencies: ["widgetsim"]),
         .testTarget(
             name: "ReportPageTests",
             dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],

@@ -8,13 +8,14 @@ struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run many scenario files into one report folder.",
         discussion: """
-        Runs each scenario (folders stand for the .yaml files in them) into \\
-        <out>/<scenario name>/, as `widgetsim run` would, then writes <out>/comparison.csv \\
-        combining every scenario's comparison rows. Every file is checked before any runs.
+        Runs each scenario (a folder stands for the .yaml files in it) into
+        <out>/<scenario name>/, as `widgetsim run` would, then writes
+        <out>/comparison.csv with every scenario's comparison rows. Every file is
+        checked before any runs.
 
-        An interrupted batch loses nothing finished: with --resume, scenarios whose reports \\
-        are complete (same file, same options) are skipped and a scenario that was under way \\
-        continues from its finished blocks.
+        An interrupted batch loses nothing finished: with --resume, scenarios whose
+        reports are complete (same file, same options) are skipped and a scenario
+        that was under way continues from its finished blocks.
 
         Example:
           widgetsim batch scenarios/ --replications 5 --out reports/sweep
@@ -23,12 +24,12 @@ struct Batch: ParsableCommand {
     @Argument(help: "Scenario files, or folders of them.")
     var inputs: [String]
 
-    @Option(help: "Report folder (default: reports/batch).")
+    @Option(help: "Report folder.")
     var out: String = "reports/batch"
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Option(help: "Worker threads (default: every core).")
+    @Option(help: "Worker threads. (default: every core)")
     var threads: Int?
 
     @Flag(help: "Skip finished scenarios and continue interrupted ones.")
@@ -37,7 +38,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Skip widget_days.csv.")
     var noWidgetDays = false
 
-    @Flag(help: "Print no progress on stderr.")
+    @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
     func run() throws {
@@ -75,6 +76,7 @@ struct Batch: ParsableCommand {
             do {
                 guard case .finished(let result) = try RunJob.execute(s, options) else { continue }
                 progress?.finish()
+                if !quiet { print(SummaryTable.render(result)) }
                 let statistics = RunStatistics(result, since: start)
                 if let resumed = statistics.resumedLine { print("[\(index + 1)/\(prepared.count)] \(s.name): \(resumed)") }
                 print("[\(index + 1)/\(prepared.count)] \(s.name): \(statistics.line)")
@@ -84,13 +86,23 @@ struct Batch: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-        // The combined comparison: every scenario's rows under one header.
-        var combined = CSV.row(Comparison.header)
+        // The combined comparison: every scenario's rows under the union of their columns.
+        var sheets: [(header: [String], rows: [[String]])] = []
         for (s, _) in prepared {
-            let text = try String(contentsOf: root.appendingPathComponent(s.name).appendingPathComponent("comparison.csv"), encoding: .utf8)
-            combined += text.split(separator: "\n", omittingEmptySubsequences: true).dropFirst().map { $0 + "\n" }.joined()
+            let url = root.appendingPathComponent(s.name).appendingPathComponent("comparison.csv")
+            var rows = CSV.parse(try String(contentsOf: url, encoding: .utf8))
+            guard !rows.isEmpty else { continue }
+            sheets.append((rows.removeFirst(), rows))
         }
-        try AtomicFile.write(combined, to: root.appendingPathComponent("comparison.csv"))
+        var table = Table(file: "comparison.csv", rows: Schema.comparisonRows, columns: Schema.comparisonColumns)
+        for sheet in sheets {
+            let index = Dictionary(sheet.header.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            for row in sheet.rows {
+                table.rows.append(table.columns.map { c in index[c.name].map { row[$0] } ?? "" })
+            }
+        }
+        try AtomicFile.write(table.csv, to: root.appendingPathComponent("comparison.csv"))
+        try AtomicFile.write(ReportSchema(files: [table.schema]).json(), to: root.appendingPathComponent("schema.json"))
         print("reports written to \(root.path)/ (combined comparison.csv)")
     }
 

@@ -10,13 +10,14 @@ struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Combine the shard folders of one run into its reports.",
         discussion: """
-        Each folder must come from `widgetsim run SCENARIO --shard K/N --out FOLDER` of the same \\
-        run: the same scenario file, options, N and WidgetSim version, with every shard 0…N−1 \\
-        given exactly once and every block of each present and complete. The reports are then \\
-        exactly those of the unsharded run, apart from the wall-clock columns.
+        Each folder must come from `widgetsim run SCENARIO --shard K/N --out FOLDER`
+        of the same run: the same scenario file, options, N and WidgetSim version,
+        with every shard 0…N−1 given exactly once and every block of each present
+        and complete. The CSV reports are then byte for byte those of the unsharded
+        run; run.json records how they were made.
 
         Example:
-          widgetsim merge work/shard-0 work/shard-1 work/shard-2 work/shard-3 --out reports/big
+          widgetsim merge work/shard-0 work/shard-1 --out reports/big
         """)
 
     @Argument(help: "Shard folders (each holding parts/ from a --shard run).")
@@ -25,7 +26,7 @@ struct Merge: ParsableCommand {
     @Option(help: "Where to write the reports.")
     var out: String
 
-    @Flag(help: "Print no summary table.")
+    @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
     @Flag(help: "Skip report.html and report/.")
@@ -49,13 +50,10 @@ struct Merge: ParsableCommand {
             provenance.scenarioText = first.scenarioText
             provenance.overrides = first.overrides
             provenance.commandLine = CommandLine.arguments
-            provenance.gitCommit = GitCommit.ofThisProgram()
-            var record = RunRecord(
+            provenance.build = BuildInfo.stamp
+            let record = RunRecord(
                 scenario: scenario, manifest: first, provenance: provenance, threads: nil,
-                shards: folders.count, started: started, finished: Date(), wallSeconds: assembled.result.wallSeconds)
-            record.events = assembled.result.events
-            record.resumedBlocks = assembled.result.resumedBlocks
-            record.recordedSeconds = assembled.result.recordedSeconds
+                shards: folders.count, started: started, finished: Date(), result: assembled.result)
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")

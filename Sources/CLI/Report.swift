@@ -6,12 +6,12 @@ struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild a run's report.html from the CSVs in its folder.",
         discussion: """
-        Reads summary.csv, daily.csv and comparison.csv (and run.json, reasons.csv and \
-        study.csv when present) from the folder and writes report.html: the run's \
-        trade-offs, learning curves, paired differences and reasons as charts drawn by \
-        gnuplot, in one page that needs no network. Each chart's data and gnuplot script \
-        are written to report/ beside the page, to restyle a figure. A missing or damaged \
-        CSV stops it before anything is written (exit status 2).
+        Reads summary.csv, daily.csv and comparison.csv (and run.json, reasons.csv
+        and study.csv when present) from the folder and writes report.html: the
+        run's trade-offs, learning curves, paired differences and reasons as charts
+        drawn by gnuplot, in one page that needs no network. Each chart's data and
+        gnuplot script are written to report/ beside the page, to restyle a figure.
+        A missing or damaged CSV stops it before anything is written (exit status 2).
 
         Example:
           widgetsim report reports/default

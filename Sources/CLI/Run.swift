@@ -9,27 +9,33 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a scenario and write its CSV reports.",
         discussion: """
-        Simulates every person of the scenario under every budget × ranking pair, in every \
-        replication, and writes into the output folder:
-          summary.csv      one row per policy pair and replication (the headline metrics)
-          daily.csv        the same metrics per simulated day (a learning curve)
-          comparison.csv   per pair and metric: mean over replications, 95% interval, and the
-                           paired difference to the baseline pair with its interval
+        Simulates every person of the scenario under every budget × ranking pair, in
+        every replication, and writes into the output folder:
+          summary.csv      one row per policy pair and replication (headline metrics)
+          daily.csv        the same metrics per simulated day, with 95% intervals
+          comparison.csv   per pair and metric: mean, 95% interval, and the paired
+                           difference to the baseline pair with its interval
+          batches.csv      with one replication: the metrics per block of people
+          reasons.csv      refusals and missed views per day, by reason code
           widget_days.csv  raw counts per person, day and widget instance
-          run.json         version, commit, scenario fingerprint, seeds, command line, times
-          report.html      the above drawn for people (gnuplot charts; their data and
-                           scripts in report/); `widgetsim report FOLDER` rebuilds it
-        Finished blocks of people are kept in <out>/parts/ until the reports are written: \
-        after an interruption (Ctrl-C, kill), --resume runs only what is missing. Reports \
-        are written under temporary names and renamed when complete, so an earlier report \
-        is never half-overwritten.
+          schema.json      every column written: type, unit, meaning
+          run.json         version, commit, policies, seeds, command line, timing
+          report.html      the above drawn for people (gnuplot charts; their data
+                           and scripts in report/); `widgetsim report` rebuilds it
+        Every column is described in reports/SCHEMA.md. The CSV files are the same,
+        byte for byte, for the same scenario and options, whatever the threads.
 
-        With --shard K/N the folder receives shard K's parts instead of reports; \
-        `widgetsim merge` combines the N shard folders into the reports of the whole run.
+        Finished blocks of people are kept in <out>/parts/ until the reports are
+        written: after an interruption (Ctrl-C, kill), --resume runs only what is
+        missing. Reports are written under temporary names and renamed when
+        complete, so an earlier report is never half-overwritten.
+
+        With --shard K/N the folder receives shard K's parts instead of reports;
+        `widgetsim merge` combines the N shard folders into the reports of the run.
 
         Examples:
           widgetsim run scenarios/default.yaml
-          widgetsim run scenarios/default.yaml --people 100 --days 3 --budget daily_quota
+          widgetsim run scenarios/default.yaml --people 100 --budget daily_quota
           widgetsim run scenarios/default.yaml --replications 10 --warmup-days 2
           widgetsim run scenarios/tiny.yaml --trace reports/tiny-trace.csv
           widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
@@ -38,21 +44,21 @@ struct Run: ParsableCommand {
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
     var scenario: String
 
-    @Option(help: "Output folder (default: reports/<scenario name>/).")
+    @Option(help: "Output folder. (default: reports/<scenario name>/)")
     var out: String?
 
     @OptionGroup var overrides: OverrideOptions
 
-    @Option(help: "Worker threads (default: every core).")
+    @Option(help: "Worker threads. (default: every core)")
     var threads: Int?
 
-    @Option(help: ArgumentHelp("Run only shard K of N (0 ≤ K < N): a deterministic part of the people of every pair and replication.", valueName: "K/N"))
+    @Option(help: ArgumentHelp("Run only shard K of N (0 ≤ K < N): a deterministic part of the people of every pair and replication. (default: the whole run)", valueName: "K/N"))
     var shard: String?
 
     @Flag(help: "Keep the finished blocks of an interrupted run in the output folder and run only the rest.")
     var resume = false
 
-    @Option(help: "Write the event log to this CSV file (for small runs; forces one thread).")
+    @Option(help: "Write the event log to this CSV file (for small runs; forces one thread). (default: no event log)")
     var trace: String?
 
     @Flag(help: "Skip widget_days.csv (large for big runs).")
@@ -61,7 +67,7 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip report.html and report/ (the CSVs are written as usual).")
     var noReport = false
 
-    @Flag(help: "Print no progress on stderr.")
+    @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
     func validate() throws {
@@ -100,7 +106,7 @@ struct Run: ParsableCommand {
         progress?.finish()
         switch outcome {
         case .finished(let result):
-            print(SummaryTable.render(result))
+            if !quiet { print(SummaryTable.render(result)) }
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print()
             print("reports written to \(folder.path)/")
@@ -117,25 +123,25 @@ struct Run: ParsableCommand {
 
 /// The options that change a scenario, shared by `run` and `batch`.
 struct OverrideOptions: ParsableArguments {
-    @Option(help: "Override the scenario's seed.")
+    @Option(help: "The seed, 0…2^63−1. (default: the scenario's `seed`)")
     var seed: UInt64?
 
-    @Option(help: "Override the number of people.")
+    @Option(help: "People per replication. (default: the scenario's `people`)")
     var people: Int?
 
-    @Option(help: "Override the number of simulated days.")
+    @Option(help: "Simulated days. (default: the scenario's `days`)")
     var days: Int?
 
-    @Option(help: "Override the warm-up: leading days that run but count in no metric except daily.csv.")
+    @Option(help: "Leading days that run but count only in daily.csv. (default: the scenario's `warmup_days`)")
     var warmupDays: Int?
 
-    @Option(help: "Override the number of replications (each a fresh set of people from the same seed).")
+    @Option(help: "Replications, each a fresh set of people from the same seed. (default: the scenario's `replications`)")
     var replications: Int?
 
-    @Option(parsing: .upToNextOption, help: "Run only these budget policies (their labels in the scenario).")
+    @Option(parsing: .upToNextOption, help: "Run only these budget policies, by label. (default: every one in the scenario)")
     var budget: [String] = []
 
-    @Option(parsing: .upToNextOption, help: "Run only these ranking policies (their labels in the scenario).")
+    @Option(parsing: .upToNextOption, help: "Run only these ranking policies, by label. (default: every one in the scenario)")
     var ranking: [String] = []
 
     var asOverrides: RunOverrides {
@@ -172,7 +178,7 @@ func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scen
     provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     provenance.overrides = overrides
     provenance.commandLine = CommandLine.arguments
-    provenance.gitCommit = GitCommit.ofThisProgram()
+    provenance.build = BuildInfo.stamp
     return (s, provenance)
 }
 

@@ -8,27 +8,38 @@ import WidgetSimScenario
 struct WidgetSim: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetsim",
-        abstract: "Simulate how a phone spends widget reloads and how its Smart Stack ranks widgets.",
+        abstract: "Simulate how a phone spends widget reloads and ranks a Smart Stack.",
         discussion: """
-        WidgetSim replays synthetic days of home-screen views, app sessions, pushes, content \
-        changes and time changes for a population of simulated people, under pluggable budget \
-        policies (who may reload when) and ranking policies (which widget the Smart Stack shows \
-        on top), and writes CSV reports on reloads, staleness and rotation accuracy.
+        WidgetSim replays synthetic days of home-screen views, app sessions, pushes,
+        content changes and time changes for a population of simulated people, under
+        pluggable budget policies (who may reload when) and ranking policies (which
+        widget the Smart Stack shows on top), and writes CSV reports on reloads,
+        staleness and rotation accuracy.
 
         Start with:
           widgetsim run scenarios/default.yaml
           widgetsim policies
           widgetsim validate scenarios/*.yaml
 
-        The scenario format is documented in scenarios/README.md.
+        The scenario format is documented in scenarios/README.md, the report
+        columns in reports/SCHEMA.md.
         """,
-        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Validate.self, Policies.self])
+        version: versionText,
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Policies.self])
+
+    /// `widgetsim --version`: the version and the commit the binary was built from.
+    static var versionText: String {
+        "widgetsim \(WidgetSimVersion.current) (commit \(BuildInfo.stamp.description))"
+    }
 }
 
-/// Loads a scenario or exits with status 2 after printing every problem found.
+/// Loads a scenario or exits with status 2 after printing every problem found; prints
+/// its warnings (the run goes on).
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        return try ScenarioLoader.load(path: path)
+        let s = try ScenarioLoader.load(path: path)
+        for w in ScenarioWarnings.check(path: path, scenario: s) { printError(w.description) }
+        return s
     } catch {
         printError(error.description)
         throw ExitCode(2)
@@ -37,4 +48,37 @@ func loadScenario(_ path: String) throws -> Scenario {
 
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
+extension BuildInfo {
+    /// The commit this binary was built from (fixed at build time by the BuildStamp plugin).
+    static var stamp: BuildStamp { BuildStamp(commit: commit, dirty: dirty) }
+}
+
+/// The width of the terminal, as the help texts use it: `COLUMNS` when set, else the
+/// terminal's own width, else 80.
+func terminalWidth() -> Int {
+    if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
+    var size = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    return 80
+}
+
+/// `text` broken into lines of at most `width` characters at spaces, each line after
+/// the first starting with `indent` (a word longer than a line stands alone).
+func wrap(_ text: String, width: Int, indent: String = "", firstIndent: String = "") -> [String] {
+    var lines: [String] = []
+    var line = firstIndent
+    var lineHasWord = false
+    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        if lineHasWord && line.count + 1 + word.count > width {
+            lines.append(line)
+            line = indent
+            lineHasWord = false
+        }
+        line += (lineHasWord ? " " : "") + word
+        lineHasWord = true
+    }
+    if lineHasWord { lines.append(line) }
+    return lines
 }

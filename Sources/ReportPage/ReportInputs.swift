@@ -192,7 +192,9 @@ enum RunJSON {
         identity.warmupDays = text(s["warmup_days"]) ?? identity.warmupDays
         identity.replications = text(s["replications"]) ?? identity.replications
         identity.version = text(object["widgetsim_version"]) ?? ""
-        identity.commit = text(object["git_commit"]) ?? ""
+        let build = object["build"] as? [String: Any] ?? [:]
+        identity.commit = text(object["git_commit"]) ?? text(build["commit"]).map { c in
+            (build["dirty"] as? Bool) == true ? c + " (uncommitted changes)" : c } ?? ""
         identity.commandLine = text(object["command_line"]) ?? ""
         identity.finished = text(object["finished"]) ?? ""
     }

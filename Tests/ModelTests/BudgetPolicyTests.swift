@@ -183,7 +183,7 @@ let refuseSecondConfigs: [BudgetConfig] = [
 @Suite struct BudgetPolicyTests {
     @Test func registryListsEveryPolicyInOrder() {
         #expect(BudgetPolicies.all.map(\.name) == [
-            "unlimited", "fixed_interval", "daily_quota", "view_weighted", "ios_like", "token_bucket",
+            "unlimited", "fixed_interval", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket",
             "standby_buckets",
         ])
     }
@@ -206,7 +206,8 @@ let refuseSecondConfigs: [BudgetConfig] = [
     }
 
     @Test func refusingPoliciesTakeTheRefusalParameters() throws {
-        for d in BudgetPolicies.all where d.name != "unlimited" {
+        // `predictive` defers every refusal to the time its own plan allows (never drops).
+        for d in BudgetPolicies.all where d.name != "unlimited" && d.name != "predictive" {
             for name in ["timeline_retry", "background_retry"] {
                 let spec = try #require(d.parameter(named: name), "\(d.name) lacks \(name)")
                 #expect(spec.kind == .durationOrDrop)

@@ -78,6 +78,8 @@ let rankingPolicyVariants: [(String, [String: ParameterValue])] =
         ("relevance", ["threshold": .number(0.95)]),
         ("hybrid", ["smoothing": .number(0), "relevance_weight": .number(0)]),
         ("ios_like", ["min_history": .number(0)]),
+        ("empirical_bayes", ["stack_prior": .number(0), "hour_prior": .number(0), "weekday_prior": .number(0), "relevance_weight": .number(0)]),
+        ("empirical_bayes", ["feedback_weight": .number(0), "tap_weight": .number(0), "relevance_weight": .number(50)]),
         ("thompson", ["by_hour": .flag(false), "prior_alpha": .number(0.01), "prior_beta": .number(1000)]),
     ]
 

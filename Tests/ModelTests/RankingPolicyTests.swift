@@ -54,7 +54,7 @@ func referenceOrder(_ scores: [Double]) -> [Int] {
         let names = RankingPolicies.all.map(\.name)
         #expect(names == [
             "static", "most_recent_donation", "donation_frequency", "time_of_day", "relevance",
-            "hybrid", "ios_like", "thompson", "oracle",
+            "hybrid", "ios_like", "thompson", "empirical_bayes", "oracle",
         ])
         #expect(Set(names).count == names.count)
         for d in RankingPolicies.all {

@@ -117,6 +117,36 @@ import WidgetSimReports
         #expect(person.counts[.notYetReleased]! > 0)
     }
 
+    /// `predictive` defers a request its plan does not yet allow as `not_yet_released`;
+    /// once the day's whole budget is spent, as `quota_exhausted`, or `total_cap` when
+    /// the person's total cap scaled the budget down. Every code it gives is one its
+    /// descriptor lists.
+    @Test func predictiveAnswersItsPlanQuotaAndTotalCap() throws {
+        let descriptor = try #require(BudgetPolicies.named("predictive"))
+        // A budget of 5 with a reserve of 1 on day 0 (no pushes, no views: a flat
+        // forecast): the fifth grant comes late in the day, the next request 10 minutes
+        // on finds the budget spent and waits for the next day's start.
+        let own = try reasons(steady(choice("predictive", ["initial_per_day": .number(5)])))
+        expectConsistent(own, days: 1)
+        #expect(own.total[0, widget: 0, .charged] == 5)
+        #expect(own.counts[.quotaExhausted] == 1)
+        #expect(own.counts[.totalCap] == 0)
+        #expect(own.counts[.notYetReleased]! >= 4)
+        // Two instances of 30 each against a total of 40: 20 each, scaled down by the cap.
+        var s = steady(choice("predictive", ["initial_per_day": .number(30), "total_per_day": .number(40)]))
+        s.widgets.append(widget("v", base: 1, reload: .after(10 * Milliseconds.minute)))
+        s.stack = StackSpec(members: [0, 1])
+        let capped = try reasons(s)
+        for code in RefusalReason.allCases { #expect(capped.counts[code] == (capped.asked[code] ?? 0), "\(code.label)") }
+        #expect(capped.total[0, widget: 0, .charged] == 20 && capped.total[0, widget: 1, .charged] == 20)
+        #expect(capped.counts[.totalCap] == 2)
+        #expect(capped.counts[.quotaExhausted] == 0)
+        #expect(capped.counts[.notYetReleased]! > 0)
+        for r in [own, capped] {
+            for (code, n) in r.asked where n > 0 { #expect(descriptor.refusals.contains(code), "\(code.label)") }
+        }
+    }
+
     @Test func standbyBucketsAnswerTheirBucket() throws {
         // Thresholds of 1, 2 and 3 h and one grant per window: app use a few times a day
         // puts the app in every bucket at some request.

@@ -61,18 +61,6 @@ func totals(_ r: RunResult, _ budget: String, _ ranking: String, replication: In
     return r.totals[replication][p]
 }
 
-/// A CSV text without the columns that measure the machine rather than the model.
-func withoutWallClock(_ csv: String) -> String {
-    let lines = csv.split(separator: "\n", omittingEmptySubsequences: false)
-    guard let header = lines.first else { return csv }
-    let names = header.split(separator: ",").map(String.init)
-    let keep = names.indices.filter { !ReportWriter.wallClockColumns.contains(names[$0]) }
-    return lines.map { line in
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        return keep.filter { $0 < fields.count }.map { String(fields[$0]) }.joined(separator: ",")
-    }.joined(separator: "\n")
-}
-
 /// A fresh temporary folder.
 func temporaryFolder() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-tests-\(UUID().uuidString)")
@@ -137,14 +125,45 @@ func finished(_ outcome: RunOutcome) -> RunResult? {
     return nil
 }
 
-/// Every report file of a folder, wall-clock columns removed (run.json, which records
-/// times and the command line, left out).
+/// Every report file of a folder (run.json, which records times and the command line,
+/// left out).
 func reports(in folder: URL) throws -> [String: String] {
     var out: [String: String] = [:]
-    for name in ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv"] {
+    for name in ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv", "batches.csv", "schema.json"] {
         let url = folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
-        out[name] = withoutWallClock(try String(contentsOf: url, encoding: .utf8))
+        out[name] = try String(contentsOf: url, encoding: .utf8)
     }
     return out
+}
+
+/// The problems found comparing a report with an older copy of it, on the columns both
+/// have, in rows matched by `key` (rows of `expected` whose key `produced` lacks are
+/// skipped when `skip` says so, e.g. metrics since renamed). Numbers agree within 1e-6
+/// (older copies printed six decimals); `ignoring` names columns whose meaning changed.
+func sharedColumnsProblems(_ produced: String, _ expected: String, key: [String], ignoring: Set<String> = [],
+                           skip: ([String: String]) -> Bool = { _ in false }) -> [String] {
+    func table(_ text: String) -> [[String: String]] {
+        var rows = CSV.parse(text)
+        guard !rows.isEmpty else { return [] }
+        let header = rows.removeFirst()
+        return rows.map { Dictionary(zip(header, $0), uniquingKeysWith: { a, _ in a }) }
+    }
+    let new = table(produced), old = table(expected)
+    var byKey: [String: [String: String]] = [:]
+    for row in new { byKey[key.map { row[$0] ?? "" }.joined(separator: "|")] = row }
+    var problems: [String] = []
+    var matched = 0
+    for row in old where !skip(row) {
+        let k = key.map { row[$0] ?? "" }.joined(separator: "|")
+        guard let other = byKey[k] else { problems.append("no row \(k)"); continue }
+        matched += 1
+        for (column, value) in row where !ignoring.contains(column) {
+            guard let mine = other[column], mine != value else { continue }
+            if let a = Double(value), let b = Double(mine), abs(a - b) <= 1e-6 * max(1, abs(a)) { continue }
+            problems.append("\(k) \(column): \(value) before, \(mine) now")
+        }
+    }
+    if matched == 0 { problems.append("no rows compared") }
+    return problems
 }

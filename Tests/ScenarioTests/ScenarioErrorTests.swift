@@ -8,9 +8,10 @@ import WidgetSimModel
 @Suite struct ScenarioErrorTests {
     // MARK: - Keys
 
+    /// The misspelt key stands for the required one: one message, at its own line, not a
+    /// second one for the missing key at the mapping.
     @Test func unknownKeySuggestsTheNearest() {
         #expect(problems(minimal(replacing: 10, with: "    timeline: {horizn: 6h}")) == [
-            "test.yaml:10:15: widgets[0].timeline: missing required key `horizon`",
             "test.yaml:10:16: widgets[0].timeline.horizn: unknown key `horizn`; did you mean `horizon`?",
         ])
     }
@@ -94,7 +95,8 @@ import WidgetSimModel
 
     @Test func wrongShapes() {
         #expect(problems(minimal(replacing: 9, with: "    interest: 0.3")) == [
-            "test.yaml:9:15: widgets[0].interest: expected an interest mapping, got `0.3`",
+            "test.yaml:9:15: widgets[0].interest: expected an interest mapping, got `0.3`; "
+                + "a number alone is the base interest: write `interest: {base: 0.3}`",
         ])
         #expect(problems(minimal(replacing: 7, with: "widgets: weather")
             .replacingOccurrences(of: "  - id: weather\n    interest: {base: 0.3}\n    timeline: {horizon: 6h}\n", with: "")) == [

@@ -6,6 +6,7 @@ public enum BudgetPolicies {
         DailyQuotaBudget.descriptor,
         ViewWeightedBudget.descriptor,
         IOSLikeBudget.descriptor,
+        PredictiveBudget.descriptor,
         TokenBucketBudget.descriptor,
         StandbyBucketsBudget.descriptor,
     ]

@@ -133,12 +133,13 @@ public enum DurationText {
         ("h", Milliseconds.hour), ("d", Milliseconds.day),
     ]
 
-    /// Parses `90s`, `30m`, `6h`, `2d`, `250ms`, `1.5h` (rounded to the ms); nil if malformed.
+    /// Parses `90s`, `30m`, `6h`, `2d`, `250ms`, `1.5h` (rounded to the ms); nil if malformed,
+    /// and for a space between the number and the unit (`30 m`).
     public static func parse(_ text: String) -> Int64? {
         let t = text.trimmingCharacters(in: .whitespaces)
         for (unit, ms) in units.sorted(by: { $0.0.count > $1.0.count }) where t.hasSuffix(unit) {
-            let number = t.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
-            guard !number.isEmpty, let v = Double(number), v.isFinite, v >= 0 else { return nil }
+            let number = String(t.dropLast(unit.count))
+            guard !number.isEmpty, number.last?.isWhitespace == false, let v = Double(number), v.isFinite, v >= 0 else { return nil }
             let total = (v * Double(ms)).rounded()
             guard total < 9.2e18 else { return nil }  // beyond Int64
             return Int64(total)

@@ -532,12 +532,20 @@ public final class PersonEngine: EventHandler {
         return false
     }
 
+    /// Counts a view for stack member `w`, and whether its content would be stale if shown.
+    @inline(__always)
+    func memberSeen(_ w: Int, at t: SimTime, day: Int) {
+        counts[day, widget: w, .memberViews] += 1
+        if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] += 1 }
+    }
+
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] += 1
         if v.standBy { counts[day, .standByViews] += 1 }
         for w in standalone where !anyAdded || t >= addedAt[w] { _ = seen(w, at: t, day: day) }
         let n = members.count
         guard n > 0 else { return }
+        for k in 0 ..< n where !anyAdded || t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         let interestRow = interestByHour ? weekday * 24 + hour : index
         // `order` holds the n members from `init` on: reset in place, no allocation.

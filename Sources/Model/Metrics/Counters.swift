@@ -21,6 +21,9 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
     case views
     /// Of those, views whose content was stale, and the staleness summed.
     case staleViews, stalenessMs
+    /// Views of the person while the instance was a stack member, and those at which its
+    /// content was stale (what would be stale if it were shown), whatever the ranking put on top.
+    case memberViews, staleMemberViews
 
     public static let count = allCases.count
 
@@ -62,6 +65,8 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
         case .views: "views"
         case .staleViews: "stale_views"
         case .stalenessMs: "staleness_ms"
+        case .memberViews: "member_views"
+        case .staleMemberViews: "stale_member_views"
         }
     }
 }

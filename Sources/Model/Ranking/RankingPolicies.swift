@@ -9,6 +9,7 @@ public enum RankingPolicies {
         HybridRanking.descriptor,
         IosLikeRanking.descriptor,
         ThompsonRanking.descriptor,
+        EmpiricalBayesRanking.descriptor,
         OracleRanking.descriptor,
     ]
 

@@ -25,6 +25,7 @@ public struct Assembly {
         var recorded = 0.0
         var blocks = 0
         var rows: [(BlockID, URL)] = []
+        var blockTotals = s.replications == 1 ? Array(repeating: Array(repeating: empty, count: pairs.count), count: plan.count) : []
         for (parts, ids) in folders {
             for id in ids {
                 let url = PartFiles.countsURL(parts, id)
@@ -35,6 +36,7 @@ public struct Assembly {
                     totals[id.replication][p].add(part.totals[p])
                     pairSeconds[p] += part.pairSeconds[p]
                 }
+                if s.replications == 1 { blockTotals[id.block] = part.totals }
                 recorded += part.seconds
                 blocks += 1
                 if widgetDays {
@@ -46,14 +48,15 @@ public struct Assembly {
         }
         var result = RunResult(
             scenario: s, pairs: pairs, replications: s.replications, totals: totals,
-            pairSeconds: pairSeconds, wallSeconds: recorded)
+            pairSeconds: pairSeconds, wallSeconds: recorded, blockTotals: blockTotals)
         result.resumedBlocks = blocks
         result.recordedSeconds = recorded
         return Assembly(result: result, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
-    /// Writes summary.csv, daily.csv, comparison.csv, reasons.csv, widget_days.csv (when
-    /// the blocks have rows) and run.json into `folder`, each atomically.
+    /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
+    /// reasons.csv, widget_days.csv (when the blocks have rows), schema.json (the files
+    /// and columns written) and run.json into `folder`, each atomically.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -63,15 +66,21 @@ public struct Assembly {
             files.append(f)
             return f
         }
+        var schemas: [FileSchema] = []
+        var tables = [ReportWriter.summaryTable(result), ReportWriter.dailyTable(result), Comparison.table([result]),
+                      ReasonsReport.table(result)]
+        if let batches = ReportWriter.batchesTable(result) { tables.append(batches) }
+        for table in tables {
+            try open(table.file).write(table.csv)
+            schemas.append(table.schema)
+        }
         if !rowsFiles.isEmpty {
             let f = try open("widget_days.csv")
             try f.write(ReportWriter.widgetDaysHeader())
             for url in rowsFiles { try f.append(contentsOf: url) }
+            schemas.append(ReportWriter.widgetDaysSchema)
         }
-        try open("summary.csv").write(ReportWriter.summary(result))
-        try open("daily.csv").write(ReportWriter.daily(result))
-        try open("comparison.csv").write(Comparison.csv([result]))
-        try open("reasons.csv").write(ReasonsReport.csv(result))
+        try open("schema.json").write(ReportSchema(files: schemas).json())
         try open("run.json").write(record.json())
         for f in files { try f.commit() }
     }

@@ -15,12 +15,49 @@ public enum CSV {
         fields.map(field).joined(separator: ",") + "\n"
     }
 
-    /// A number as reports print it: whole numbers as integers, others with six
-    /// decimals; nil (undefined) as an empty field.
-    public static func number(_ v: Double?, kind: Metric.Kind = .ratio) -> String {
+    /// A number as reports print it: an integer column as a whole number; a double in
+    /// the shortest form that reads back to the same double, always with a `.` or an
+    /// exponent (`2.0`, `2.6e-05`), so readers never take it for an integer; nil
+    /// (undefined) and non-finite values as an empty field. −0 prints as `0.0`.
+    public static func number(_ v: Double?, type: ColumnType = .double) -> String {
         guard let v, v.isFinite else { return "" }
-        if kind == .count { return String(Int64(v.rounded())) }
-        return String(format: "%.6f", v)
+        if type == .integer { return String(Int64(v.rounded())) }
+        return v == 0 ? "0.0" : v.description
+    }
+
+    /// The rows of an RFC 4180 text (quoted fields may hold commas, quotes and line breaks).
+    public static func parse(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var chars = Array(text.unicodeScalars)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c == "\"" {
+                    if chars.first == "\"" { field.unicodeScalars.append("\""); chars.removeFirst() } else { quoted = false }
+                } else {
+                    field.unicodeScalars.append(c)
+                }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                row.append(field)
+                field = ""
+            } else if c == "\n" {
+                row.append(field)
+                rows.append(row)
+                row = []
+                field = ""
+            } else if c != "\r" {
+                field.unicodeScalars.append(c)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty {
+            row.append(field)
+            rows.append(row)
+        }
+        return rows
     }
 }
 

@@ -3,34 +3,36 @@ import WidgetSimModel
 import WidgetSimSampling
 
 /// `comparison.csv`: for every policy pair and metric of a run (over the measured
-/// days), the mean over replications with a 95% confidence interval, and the paired
-/// difference to the scenario's baseline pair with its own interval (MODEL §6).
+/// days), the mean with a 95% confidence interval, and the paired difference to the
+/// scenario's baseline pair with its own interval (MODEL §6).
 ///
-/// With x_r a metric's value in replication r (replications where it is undefined are
-/// left out) and n the replications that remain:
+/// The interval is over independent **groups**: the replications when there are two or
+/// more; with one replication, the blocks of people (`BlockPlan`: people are
+/// independent, so each block is an independent batch — the method of batch means).
+/// With x_g a metric's value in group g (groups where it is undefined are left out) and
+/// n the groups that remain:
 ///
-///     mean = Σ x_r / n
-///     sd   = √( Σ (x_r − mean)² / (n − 1) )
+///     mean = Σ x_g / n                     (replications; with blocks, the run's own value)
+///     sd   = √( Σ (x_g − x̄)² / (n − 1) )
 ///     half-width = t_{0.975, n−1} · sd / √n           (Student t, GSL; empty when n < 2)
 ///
-/// The paired difference applies the same formulas to d_r = x_{r, pair} − x_{r, baseline},
-/// over the replications where both are defined. The baseline compared with itself
-/// has d_r = 0 exactly, so its difference is 0 ± 0.
+/// A block's total (a count, energy) is scaled to the run's people (× P / P_block) so that
+/// it estimates the same quantity as the run; ratios and means are taken as they are.
 ///
-/// Why paired intervals are narrower: replication r of every pair simulates the same
+/// The paired difference applies the same formulas to d_g = x_{g, pair} − x_{g, baseline},
+/// over the groups where both are defined. The baseline's difference to itself is empty.
+///
+/// Why paired intervals are narrower: group g of every pair simulates the same
 /// people — the same views, sessions, content changes and pushes, drawn from the
-/// same streams (common random numbers). Most of the spread between replications
-/// comes from those people (a replication with busier people has more views, more
-/// changes, more staleness under every policy), and it moves x_{r, pair} and
-/// x_{r, baseline} together, so it cancels in d_r. What is left is the part of the
-/// noise that the two policies react to differently: Var(d) = Var(x) + Var(y) −
-/// 2 Cov(x, y), small when the covariance is large. An unpaired interval, built from
-/// the two means' separate intervals, keeps all of the shared noise.
+/// same streams (common random numbers). Most of the spread between groups
+/// comes from those people (busier people have more views, more changes, more
+/// staleness under every policy), and it moves x_{g, pair} and x_{g, baseline}
+/// together, so it cancels in d_g. What is left is the part of the noise that the two
+/// policies react to differently: Var(d) = Var(x) + Var(y) − 2 Cov(x, y), small when
+/// the covariance is large. An unpaired interval, built from the two means' separate
+/// intervals, keeps all of the shared noise.
 public enum Comparison {
-    public static let header = [
-        "scenario", "budget", "ranking", "baseline_budget", "baseline_ranking", "metric",
-        "replications", "mean", "sd", "ci95_half_width", "diff_mean", "diff_sd", "diff_ci95_half_width",
-    ]
+    public static var header: [String] { Schema.comparisonColumns.map(\.name) }
 
     /// The mean, standard deviation and 95% half-width of a sample.
     public struct Estimate: Sendable, Equatable {
@@ -43,23 +45,35 @@ public enum Comparison {
         /// t_{0.975, n−1} · sd / √n; nil when n < 2.
         public var halfWidth: Double?
 
-        public init(_ values: [Double]) {
+        public init(_ values: [Double]) { self.init(values, mean: nil) }
+
+        /// The spread of `values`; the mean given, or theirs.
+        public init(_ values: [Double], mean given: Double?) {
             n = values.count
-            guard n > 0 else { return }
+            guard n > 0 else { mean = given; return }
             let m = values.reduce(0, +) / Double(n)
-            mean = m
+            mean = given ?? m
             guard n > 1 else { return }
             let s = (values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(n - 1)).squareRoot()
             sd = s
             halfWidth = StudentT.quantile(0.975, degreesOfFreedom: Double(n - 1)) * s / Double(n).squareRoot()
         }
+
+        static let empty = Estimate([])
     }
 
     /// One pair's figures for one metric: its own, and its paired difference to the
-    /// baseline (n = 0 when the run has no baseline pair).
+    /// baseline (n = 0 and no mean for the baseline itself, or when the run has none).
     public struct Entry: Sendable, Equatable {
         public var value: Estimate
         public var difference: Estimate
+    }
+
+    /// What intervals are computed over.
+    public enum Source: String, Sendable { case replications, blocks }
+
+    public static func source(_ r: RunResult) -> Source {
+        r.replications == 1 && !r.blockTotals.isEmpty ? .blocks : .replications
     }
 
     /// The baseline's index in `r.pairs`, or nil when the run does not hold it.
@@ -67,59 +81,79 @@ public enum Comparison {
         r.pairs.firstIndex(of: r.scenario.baseline)
     }
 
-    /// The metric's value in each replication of pair `p` (nil where undefined).
-    public static func values(_ r: RunResult, pair p: Int, _ metric: Metric) -> [Double?] {
-        (0 ..< r.replications).map { rep in
-            let t = r.totals[rep][p]
-            return metric.compute(t, t.measuredDays)
-        }
-    }
-
-    public static func entry(_ r: RunResult, pair p: Int, _ metric: Metric) -> Entry {
-        let xs = values(r, pair: p, metric)
-        var diffs: [Double] = []
-        if let b = baselineIndex(r) {
-            let ys = b == p ? xs : values(r, pair: b, metric)
-            diffs = zip(xs, ys).compactMap { x, y in
-                guard let x, let y else { return nil }
-                return x - y
+    /// The metric's value in each group of pair `p` (nil where undefined), block totals
+    /// scaled to the run's people.
+    public static func groupValues(_ r: RunResult, pair p: Int, _ metric: Metric, days: Range<Int>? = nil) -> [Double?] {
+        switch source(r) {
+        case .replications:
+            return (0 ..< r.replications).map { rep in
+                let t = r.totals[rep][p]
+                return metric.compute(t, days ?? t.measuredDays)
+            }
+        case .blocks:
+            let people = Double(r.totals[0][p].people)
+            return r.blockTotals.map { block in
+                let t = block[p]
+                guard t.people > 0, let v = metric.compute(t, days ?? t.measuredDays) else { return nil }
+                return metric.extensive ? v * people / Double(t.people) : v
             }
         }
-        return Entry(value: Estimate(xs.compactMap { $0 }), difference: Estimate(diffs))
     }
 
-    /// One row per pair × metric, pairs in run order, metrics in `Metrics.all` order.
-    public static func rows(_ r: RunResult) -> [[String]] {
-        let s = r.scenario
-        var rows: [[String]] = []
-        rows.reserveCapacity(r.pairs.count * Metrics.all.count)
-        for (p, pair) in r.pairs.enumerated() {
-            for metric in Metrics.all {
-                let e = entry(r, pair: p, metric)
-                rows.append([
-                    s.name, pair.budget, pair.ranking, s.baseline.budget, s.baseline.ranking, metric.name,
-                    String(e.value.n), number(e.value.mean), number(e.value.sd), number(e.value.halfWidth),
-                    number(e.difference.mean), number(e.difference.sd), number(e.difference.halfWidth),
-                ])
-            }
+    /// The run's own value (one replication), which the mean of block values only approximates.
+    static func pooled(_ r: RunResult, pair p: Int, _ metric: Metric, days: Range<Int>?) -> Double? {
+        let t = r.totals[0][p]
+        return metric.compute(t, days ?? t.measuredDays)
+    }
+
+    public static func entry(_ r: RunResult, pair p: Int, _ metric: Metric, days: Range<Int>? = nil) -> Entry {
+        let blocks = source(r) == .blocks
+        let xs = groupValues(r, pair: p, metric, days: days)
+        let value = Estimate(xs.compactMap { $0 }, mean: blocks ? pooled(r, pair: p, metric, days: days) : nil)
+        guard let b = baselineIndex(r), b != p else { return Entry(value: value, difference: .empty) }
+        let ys = groupValues(r, pair: b, metric, days: days)
+        let diffs = zip(xs, ys).compactMap { x, y -> Double? in
+            guard let x, let y else { return nil }
+            return x - y
         }
-        return rows
+        var mean: Double? = nil
+        if blocks {
+            if let x = pooled(r, pair: p, metric, days: days), let y = pooled(r, pair: b, metric, days: days) { mean = x - y }
+            else { return Entry(value: value, difference: .empty) }
+        }
+        return Entry(value: value, difference: Estimate(diffs, mean: mean))
     }
 
-    /// `comparison.csv` for several runs (`widgetsim batch`): the header, then each
-    /// run's rows in the order given.
-    public static func csv(_ results: [RunResult]) -> String {
-        var out = CSV.row(header)
+    /// The table: one row per pair × metric, pairs in run order, metrics in `Metrics.all` order.
+    public static func table(_ results: [RunResult]) -> Table {
+        var table = Table(file: "comparison.csv", rows: Schema.comparisonRows, columns: Schema.comparisonColumns)
         for r in results {
-            for row in rows(r) { out += CSV.row(row) }
+            let s = r.scenario
+            let over = source(r).rawValue
+            for (p, pair) in r.pairs.enumerated() {
+                for metric in Metrics.all {
+                    let e = entry(r, pair: p, metric)
+                    table.rows.append([
+                        s.name, pair.budget, pair.ranking, String(s.seed), s.baseline.budget, s.baseline.ranking,
+                        metric.name, metric.unit, String(r.replications), over,
+                        String(e.value.n), number(e.value.mean), number(e.value.sd), number(e.value.halfWidth),
+                        number(e.difference.mean), number(e.difference.sd), number(e.difference.halfWidth),
+                    ])
+                }
+            }
         }
-        return out
+        return table
     }
 
-    /// Six decimals, empty when undefined; a value that rounds to zero prints as
-    /// `0.000000`, never `-0.000000`.
-    static func number(_ v: Double?) -> String {
-        let s = CSV.number(v)
-        return s == "-0.000000" ? "0.000000" : s
+    public static func csv(_ results: [RunResult]) -> String { table(results).csv }
+
+    /// The rows of one run, every column (before empty columns are left out).
+    public static func rows(_ r: RunResult) -> [[String]] { table([r]).rows }
+
+    /// The metric's value in each replication (or block) of pair `p`.
+    public static func values(_ r: RunResult, pair p: Int, _ metric: Metric) -> [Double?] {
+        groupValues(r, pair: p, metric)
     }
+
+    static func number(_ v: Double?) -> String { CSV.number(v) }
 }

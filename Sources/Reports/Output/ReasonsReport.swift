@@ -16,33 +16,33 @@ import WidgetSimModel
 /// - `outside_stack`: `not_in_stack`, views whose wanted widget is placed nowhere
 ///   (not among `views_wanted`).
 public enum ReasonsReport {
-    public static func header() -> [String] {
-        ReportWriter.identityColumns + ["day", "warmup", "kind", "reason", "count"]
-    }
+    public static func header() -> [String] { Schema.reasonsColumns.map(\.name) }
 
     public static func kind(_ r: RefusalReason) -> String { r.isSystemRule ? "system_refusal" : "refusal" }
     public static func kind(_ r: MissedViewReason) -> String {
         r.isMiss ? "missed_view" : r == .staleContent ? "stale_on_top" : "outside_stack"
     }
 
-    public static func csv(_ r: RunResult) -> String {
-        var out = CSV.row(header())
+    public static func table(_ r: RunResult) -> Table {
+        var table = Table(file: "reasons.csv", rows: Schema.reasonsRows, columns: Schema.reasonsColumns)
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
                 for day in 0 ..< t.days {
                     let head = ReportWriter.identity(r.scenario, pair, rep) + [String(day), day < t.warmupDays ? "1" : "0"]
                     for code in RefusalReason.allCases {
-                        out += CSV.row(head + [kind(code), code.label, String(t.value(day: day, code))])
+                        table.rows.append(head + [kind(code), code.label, String(t.value(day: day, code))])
                     }
                     for code in MissedViewReason.allCases {
-                        out += CSV.row(head + [kind(code), code.label, String(t.value(day: day, code))])
+                        table.rows.append(head + [kind(code), code.label, String(t.value(day: day, code))])
                     }
                 }
             }
         }
-        return out
+        return table
     }
+
+    public static func csv(_ r: RunResult) -> String { table(r).csv }
 
     /// The `n` most frequent refusal codes (system rules included) of pair `p` over the
     /// measured days of every replication, most frequent first; codes never counted are

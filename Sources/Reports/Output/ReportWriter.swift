@@ -1,63 +1,78 @@
 import Foundation
 import WidgetSimModel
 
-/// The CSV reports of a run, in one folder:
+/// The CSV reports of a run, in one folder (`Schema` describes every column):
 ///
 /// - `summary.csv`: one row per policy pair and replication, over the measured days;
 /// - `daily.csv`: the same metrics per simulated day, warm-up days included (a
-///   learning curve);
+///   learning curve), each with the half-width of its 95% interval;
 /// - `widget_days.csv`: one row per replication × person × pair × day × widget
-///   instance, with the raw counts (warm-up days included; `day` tells them apart).
+///   instance, with the raw counts (warm-up days included, flagged by `warmup`);
+/// - `batches.csv`, with one replication: the metrics per block of people, the groups
+///   its intervals are computed over (and `widgetsim compare` reads).
 ///
-/// Every row starts with the run's identity. `pair_seconds` (time spent simulating the
-/// pair, summed over threads), `wall_seconds` (the whole run's, from the start of the
-/// command to its reports), `events_per_second` (the whole run's events over
-/// `wall_seconds`) and `loop_events_per_second` (the row's events over the time spent
-/// simulating its pair) measure the machine; every other column is a function of the
-/// scenario and seed.
+/// Every row starts with the run's identity, and every column is a function of the
+/// scenario, its seed and the options: what measures the machine goes to `run.json`.
 public enum ReportWriter {
-    public static let identityColumns = ["scenario", "budget", "ranking", "replication", "seed"]
-    /// Columns that measure this machine, not the model: they differ between runs.
-    public static let wallClockColumns = ["pair_seconds", "wall_seconds", "events_per_second", "loop_events_per_second"]
+    public static var identityColumns: [String] { Schema.identity.map(\.name) }
 
-    public static func summaryHeader() -> [String] {
-        identityColumns + ["people", "days", "warmup_days"] + Metrics.all.map(\.name) + wallClockColumns
-    }
-
-    public static func summary(_ r: RunResult) -> String {
-        var out = CSV.row(summaryHeader())
-        let runEvents = Double(r.events)
+    public static func summaryTable(_ r: RunResult) -> Table {
+        var table = Table(file: "summary.csv", rows: Schema.summaryRows, columns: Schema.summaryColumns)
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
                 var fields = identity(r.scenario, pair, rep)
-                fields += [String(t.people), String(r.scenario.days), String(r.scenario.warmupDays)]
-                fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), kind: $0.kind) }
-                let events = Double(t.sum(.events, days: 0 ..< t.days))
-                let seconds = r.pairSeconds[p] / Double(r.replications)
-                fields += [CSV.number(r.pairSeconds[p]), CSV.number(r.wallSeconds),
-                           CSV.number(r.wallSeconds > 0 ? runEvents / r.wallSeconds : nil),
-                           CSV.number(seconds > 0 ? events / seconds : nil)]
-                out += CSV.row(fields)
+                fields += [String(t.people), String(t.days), String(t.measuredDays.count), String(t.warmupDays)]
+                fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), type: $0.type) }
+                table.rows.append(fields)
             }
         }
-        return out
+        return table
     }
 
-    public static func daily(_ r: RunResult) -> String {
-        var out = CSV.row(identityColumns + ["day", "warmup"] + Metrics.all.map(\.name))
+    public static func summary(_ r: RunResult) -> String { summaryTable(r).csv }
+
+    public static func dailyTable(_ r: RunResult) -> Table {
+        var table = Table(file: "daily.csv", rows: Schema.dailyRows, columns: Schema.dailyColumns)
+        let metrics = Metrics.daily
+        let days = r.totals.first?.first?.days ?? r.scenario.days
+        // Half-widths per pair and day, shared by the rows of every replication.
+        let halfWidths: [[[String]]] = r.pairs.indices.map { p in
+            (0 ..< days).map { day in
+                metrics.map { m in CSV.number(Comparison.entry(r, pair: p, m, days: day ..< day + 1).value.halfWidth) }
+            }
+        }
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
                 for day in 0 ..< t.days {
                     var fields = identity(r.scenario, pair, rep)
                     fields += [String(day), day < t.warmupDays ? "1" : "0"]
-                    fields += Metrics.all.map { CSV.number($0.compute(t, day ..< day + 1), kind: $0.kind) }
-                    out += CSV.row(fields)
+                    fields += metrics.map { CSV.number($0.compute(t, day ..< day + 1), type: $0.type) }
+                    fields += halfWidths[p][day]
+                    table.rows.append(fields)
                 }
             }
         }
-        return out
+        return table
+    }
+
+    public static func daily(_ r: RunResult) -> String { dailyTable(r).csv }
+
+    /// With one replication: the metrics of every block of people (block totals as they are).
+    public static func batchesTable(_ r: RunResult) -> Table? {
+        guard Comparison.source(r) == .blocks else { return nil }
+        var table = Table(file: "batches.csv", rows: Schema.batchesRows, columns: Schema.batchesColumns)
+        for (b, block) in r.blockTotals.enumerated() {
+            for (p, pair) in r.pairs.enumerated() {
+                let t = block[p]
+                var fields = identity(r.scenario, pair, 0)
+                fields += [String(b), String(t.people)]
+                fields += Metrics.all.map { CSV.number($0.compute(t, t.measuredDays), type: $0.type) }
+                table.rows.append(fields)
+            }
+        }
+        return table
     }
 
     static func identity(_ s: Scenario, _ pair: PolicyPair, _ rep: Int) -> [String] {
@@ -65,7 +80,17 @@ public enum ReportWriter {
     }
 
     public static func widgetDaysHeader() -> String {
-        CSV.row(identityColumns + ["person", "day", "widget"] + WidgetCounter.allCases.map(\.column))
+        CSV.row(Schema.widgetDaysColumns.map(\.name))
+    }
+
+    public static var widgetDaysSchema: FileSchema {
+        FileSchema(file: "widget_days.csv", rows: Schema.widgetDaysRows, columns: Schema.widgetDaysColumns)
+    }
+
+    /// A stored count as its column prints it: whole counts as they are, thousandths
+    /// (milliseconds, thousandths of a cost unit) as the shortest double.
+    static func widgetValue(_ v: Int64, divisor: Int64) -> String {
+        divisor == 1 ? String(v) : CSV.number(Double(v) / Double(divisor))
     }
 
     /// The `widget_days.csv` rows of one person under one pair.
@@ -73,18 +98,20 @@ public enum ReportWriter {
         let ids = s.widgets.map { CSV.field($0.id) }
         let prefixes = pairs.map { CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + "," }
         let seed = String(s.seed)
+        let warmupDays = s.warmupDays
+        let columns = Schema.widgetColumns.map { ($0.counter, $0.divisor) }
         return { rep, person, pair, counts in
             var out = ""
             let head = prefixes[pair] + String(rep) + "," + seed + "," + String(person) + ","
             for day in 0 ..< counts.days {
+                let dayText = String(day) + (day < warmupDays ? ",1," : ",0,")
                 for w in 0 ..< counts.widgets {
                     out += head
-                    out += String(day)
-                    out += ","
+                    out += dayText
                     out += ids[w]
-                    for c in WidgetCounter.allCases {
+                    for (c, divisor) in columns {
                         out += ","
-                        out += String(counts[day, widget: w, c])
+                        out += widgetValue(counts[day, widget: w, c], divisor: divisor)
                     }
                     out += "\n"
                 }
@@ -94,26 +121,29 @@ public enum ReportWriter {
     }
 }
 
-/// A trace: one CSV line per event (time, person, event, widget, decision, and the
-/// reason code of a refusal, a dropped push or a missed view). When several policy
-/// pairs are traced, each line starts with the pair's `budget` and `ranking`.
+/// A trace (`Schema.traceColumns`): one CSV line per event — the run's identity, the
+/// time in seconds, person, event, widget, decision, and the reason code of a refusal,
+/// a dropped push or a missed view. The runner names the replication it is running.
 public final class TraceWriter: TraceSink, @unchecked Sendable {
     let file: AtomicFile
-    let withPairs: Bool
+    let scenario: String
+    let seed: String
+    /// The replication whose people are being run (one thread runs them all in turn).
+    public var replication = 0
     public private(set) var failure: (any Error)?
 
-    public init(file: AtomicFile, pairs: Bool = false) throws {
+    public init(file: AtomicFile, scenario: Scenario) throws {
         self.file = file
-        withPairs = pairs
-        try file.write(CSV.row((pairs ? ["budget", "ranking"] : [])
-            + ["time_ms", "person", "event", "widget", "decision", "reason"]))
+        self.scenario = scenario.name
+        seed = String(scenario.seed)
+        try file.write(CSV.row(Schema.traceColumns.map(\.name)))
     }
 
     public func record(time: Int64, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
         guard failure == nil else { return }
         do {
-            let head = withPairs ? [pair?.budget ?? "", pair?.ranking ?? ""] : []
-            try file.write(CSV.row(head + [String(time), String(person), event, widget, decision, reason]))
+            try file.write(CSV.row([scenario, pair?.budget ?? "", pair?.ranking ?? "", String(replication), seed,
+                                    CSV.number(Double(time) / 1000), String(person), event, widget, decision, reason]))
         } catch {
             failure = error
         }

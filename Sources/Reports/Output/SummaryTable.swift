@@ -2,20 +2,11 @@ import Foundation
 import WidgetSimModel
 
 /// The short table printed after a run (fits 100 columns for the usual labels):
-/// headline metrics per policy pair as `mean±half-width` (95%, over replications; the
-/// mean alone with one replication), then the best pair per metric with its paired
-/// difference to the baseline. The figures are those of `comparison.csv`
-/// (`Comparison.entry`), shown as percentages where the CSV has shares.
-///
-///     3 replications; mean±95% half-width over the measured days (2); * baseline
-///     budget       ranking      accuracy %  ceiling %  reloads/wd   charged  stale %  stale min
-///     unlimited    static         30.4±1.2   42.7±1.2    49.3±0.3   6426±82  7.6±3.1  54.3±23.8
-///     daily_quota  static *       30.4±1.2   42.7±1.2    32.1±0.6   3951±27  8.5±3.3  79.7±41.2
-///     …
-///     best pair per metric; paired difference to the baseline (daily_quota × static), 95%:
-///       accuracy %  higher is better  ios_like × hybrid      +0.9±1.9
-///       stale %     lower is better   unlimited × static     -0.9±0.5
-///     …
+/// headline metrics per policy pair as `mean±half-width` (95%, over replications; with
+/// one replication, the run's value with an interval over its blocks of people as batch
+/// means), then the best pair per metric with its paired difference to the baseline.
+/// The figures are those of `comparison.csv` (`Comparison.entry`), shown as percentages
+/// where the CSV has shares (mean staleness, and every other metric, is in the CSVs).
 ///
 /// Runs of two weeks or more (of measured days) add the accuracy of the first and of the
 /// last seven measured days beside the whole-run figure: a ranking that learns is weak in
@@ -64,15 +55,13 @@ public enum SummaryTable {
         Column(header: "wk1→last %", metric: "accuracy", span: .lastWeek, scale: 100, decimals: 1, direction: .higher,
                meaning: "accuracy in the first and in the last 7 measured days (means)"),
         Column(header: "ceiling %", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
-               meaning: "best accuracy any ranking could reach"),
-        Column(header: "reloads/wd", metric: "reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
-               meaning: "reloads per widget-day"),
-        Column(header: "charged", metric: "reloads_charged", scale: 1, decimals: 0, direction: .lower,
-               meaning: "reloads charged to budgets"),
+               meaning: "expected best accuracy of any ranking (sampling noise can put a pair above it)"),
+        Column(header: "charged/wd", metric: "charged_reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
+               meaning: "reloads charged to budgets per widget-day"),
         Column(header: "stale %", metric: "stale_view_share", scale: 100, decimals: 1, direction: .lower,
                meaning: "views showing stale content"),
-        Column(header: "stale min", metric: "mean_staleness_minutes", scale: 1, decimals: 1, direction: .lower,
-               meaning: "mean staleness at stale views"),
+        Column(header: "stack stale %", metric: "stale_member_share", scale: 100, decimals: 1, direction: .lower,
+               meaning: "stack members stale at a view, whatever is on top (the budget alone)"),
     ]
 
     /// The columns for this run: the week columns only when it measures two weeks or more.
@@ -84,21 +73,7 @@ public enum SummaryTable {
     /// A column's figures for pair `p`: `Comparison.entry` over the column's days.
     static func entry(_ r: RunResult, pair p: Int, _ metric: Metric, _ span: Span) -> Comparison.Entry {
         if span == .measured { return Comparison.entry(r, pair: p, metric) }
-        func values(_ q: Int) -> [Double?] {
-            (0 ..< r.replications).map { rep in
-                let t = r.totals[rep][q]
-                return metric.compute(t, span.days(t))
-            }
-        }
-        let xs = values(p)
-        var diffs: [Double] = []
-        if let b = Comparison.baselineIndex(r) {
-            diffs = zip(xs, values(b)).compactMap { x, y in
-                guard let x, let y else { return nil }
-                return x - y
-            }
-        }
-        return Comparison.Entry(value: Comparison.Estimate(xs.compactMap { $0 }), difference: Comparison.Estimate(diffs))
+        return Comparison.entry(r, pair: p, metric, days: span.days(r.totals[0][p]))
     }
 
     public static func render(_ r: RunResult) -> String {
@@ -111,7 +86,9 @@ public enum SummaryTable {
         var lines: [String] = []
 
         let days = r.totals.first?.first?.measuredDays ?? 0 ..< r.scenario.days
-        let reps = r.replications == 1 ? "1 replication; mean" : "\(r.replications) replications; mean±95% half-width"
+        let reps = Comparison.source(r) == .blocks
+            ? "1 replication; value±95% half-width over \(r.blockTotals.count) blocks of people"
+            : "\(r.replications) replications; mean±95% half-width"
         lines.append("\(reps) over the measured days (\(days.count))" + (baseline == nil ? "" : "; * baseline"))
 
         var table: [[String]] = [["budget", "ranking"] + columns.map(\.header)]
@@ -175,7 +152,8 @@ public enum SummaryTable {
                 + "  " + b.pair.padding(toLength: w2, withPad: " ", startingAt: 0)
                 + "  " + b.difference).trimmingTrailingSpaces())
         }
-        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people).")
+        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people);")
+        lines.append("  it is an expected value, so a ranking can beat it by sampling noise.")
         if columns.contains(where: { $0.span != .measured }) {
             lines.append("  wk1→last: a ranking that learns gains from the first week to the last; static cannot.")
         }

@@ -22,7 +22,10 @@ public struct RunOverrides: Codable, Sendable, Equatable {
 
     /// Applies the overrides; the message says what does not fit.
     public func apply(to s: inout Scenario) throws(OverrideError) {
-        if let seed { s.seed = seed }
+        if let seed {
+            guard seed <= UInt64(Int64.max) else { throw OverrideError("--seed must be in 0…\(Int64.max), got \(seed)") }
+            s.seed = seed
+        }
         if let people {
             guard people >= 1 else { throw OverrideError("--people must be at least 1, got \(people)") }
             s.people = people

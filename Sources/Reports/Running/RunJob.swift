@@ -38,7 +38,8 @@ public struct Provenance: Sendable {
     public var scenarioText = ""
     public var overrides = RunOverrides()
     public var commandLine: [String] = []
-    public var gitCommit: String?
+    /// The commit the binary was built from.
+    public var build = BuildStamp()
     public init() {}
 }
 
@@ -107,7 +108,7 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, pairs: scenario.policyPairs.count > 1)
+            trace = try TraceWriter(file: file, scenario: scenario)
             runner.trace = trace
         }
         defer { trace?.abandon() }
@@ -137,16 +138,14 @@ public enum RunJob {
                 result.totals[id.replication][p].add(part.totals[p])
                 result.pairSeconds[p] += part.pairSeconds[p]
             }
+            if scenario.replications == 1 { result.blockTotals[id.block] = part.totals }
         }
         result.wallSeconds = wallSoFar()
         let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
         let assembled = Assembly(result: result, rowsFiles: rowsFiles)
         var record = RunRecord(
             scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), wallSeconds: result.wallSeconds)
-        record.events = result.events
-        record.resumedBlocks = earlier.count
-        record.recordedSeconds = result.recordedSeconds
+            shards: nil, started: started, finished: Date(), result: assembled.result)
         try assembled.write(to: folder, record: record)
         try? FileManager.default.removeItem(at: parts)
         return .finished(assembled.result)

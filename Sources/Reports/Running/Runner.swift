@@ -39,6 +39,9 @@ public struct RunResult: Sendable {
     public var resumedBlocks = 0
     /// The wall time those blocks took on their threads, as their parts record it.
     public var recordedSeconds = 0.0
+    /// With one replication, each block's totals (`blockTotals[block][pair]`): the
+    /// independent groups of people that intervals are computed over. Empty otherwise.
+    public var blockTotals: [[PairTotals]] = []
 
     /// Events simulated on every day, warm-up included, over every pair and replication:
     /// the run's cost, as `widgetsim run` reports it.
@@ -96,11 +99,13 @@ public final class Runner: @unchecked Sendable {
             var events: Int64 = 0
             var totals: [[PairTotals]]
             var pairSeconds: [Double]
+            var blockTotals: [[PairTotals]]
             var failure: (any Error)?
         }
         let shared = Locked(Shared(
             totals: Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications),
-            pairSeconds: Array(repeating: 0, count: pairs.count)))
+            pairSeconds: Array(repeating: 0, count: pairs.count),
+            blockTotals: s.replications == 1 ? Array(repeating: Array(repeating: empty, count: pairs.count), count: plan.count) : []))
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
         let formatter = ReportWriter.widgetDayRows(s, pairs: pairs)
@@ -133,6 +138,7 @@ public final class Runner: @unchecked Sendable {
                     }
                     guard let id = next else { break }
                     let blockStart = DispatchTime.now().uptimeNanoseconds
+                    (self.trace as? TraceWriter)?.replication = id.replication
                     var totals = Array(repeating: empty, count: pairs.count)
                     var blockSeconds = Array(repeating: 0.0, count: pairs.count)
                     var rowsFile: AtomicFile?
@@ -172,6 +178,7 @@ public final class Runner: @unchecked Sendable {
                     }
                     let progress: RunProgress = shared.withLock { st in
                         for p in 0 ..< pairs.count { st.totals[id.replication][p].add(totals[p]) }
+                        if s.replications == 1 { st.blockTotals[id.block] = totals }
                         st.done += 1
                         st.events += blockEvents
                         return RunProgress(
@@ -192,7 +199,7 @@ public final class Runner: @unchecked Sendable {
             if let failure = st.failure { throw failure }
             return RunResult(
                 scenario: s, pairs: pairs, replications: s.replications,
-                totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall)
+                totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall, blockTotals: st.blockTotals)
         }
     }
 }

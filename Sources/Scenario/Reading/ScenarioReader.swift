@@ -64,9 +64,10 @@ final class ScenarioReader {
                 nullIsEmpty: Bool = false, unknown: ((String) -> String)? = nil) -> Fields? {
         if nullIsEmpty, Self.isNull(node) { return Fields(node: node, path: path, entries: [:]) }
         guard case .mapping(let mapping) = node else {
-            report("expected \(what), got \(Self.found(node))", at: node, path: path)
+            report("expected \(what), got \(Self.found(node))" + Hints.forMapping(path, found: node), at: node, path: path)
             return nil
         }
+        var suggested: Set<String> = []
         var entries: [String: (key: Node, value: Node)] = [:]
         for (key, value) in pairs(of: mapping, path) {
             // A key given here wins over the same key merged in with `<<`.
@@ -77,11 +78,12 @@ final class ScenarioReader {
             }
             guard keys.contains(name) else {
                 report(unknown?(name) ?? Self.unknownKey(name, valid: keys), at: key, path: path.appending(key: name))
+                if let guess = Hints.nearestKey(name, in: keys) { suggested.insert(guess) }
                 continue
             }
             entries[name] = (key, value)
         }
-        return Fields(node: node, path: path, entries: entries)
+        return Fields(node: node, path: path, entries: entries, suggested: suggested)
     }
 
     /// The pairs of a mapping with YAML merge keys (`<<: *anchor`, or a list of anchors)
@@ -112,15 +114,17 @@ final class ScenarioReader {
     }
 
     static func unknownKey(_ name: String, valid: [String]) -> String {
-        if let guess = Suggestions.nearest(to: name, in: valid) {
+        if let guess = Hints.nearestKey(name, in: valid) {
             return "unknown key `\(name)`; did you mean `\(guess)`?"
         }
         return "unknown key `\(name)`; valid keys: \(valid.joined(separator: ", "))"
     }
 
-    /// The value of a key the mapping must have; reports a missing one at the mapping.
+    /// The value of a key the mapping must have; reports a missing one at the mapping,
+    /// unless an unknown key of the mapping was taken for it (reported at its own line).
     func required(_ key: String, in fields: Fields) -> Node? {
         if let node = fields[key] { return node }
+        if fields.suggested.contains(key) { return nil }
         report("missing required key `\(key)`", at: fields.node, path: fields.path)
         return nil
     }
@@ -220,7 +224,8 @@ final class ScenarioReader {
     /// A duration with a unit, in milliseconds; `positive` refuses 0.
     func duration(_ node: Node, _ path: String, positive: Bool) -> Int64? {
         guard let t = Self.scalarText(node), !Self.isNull(node), let ms = Self.durationMs(t) else {
-            report("expected \(Self.durationExpectation), got \(Self.found(node))", at: node, path: path)
+            report("expected \(Self.durationExpectation), got \(Self.found(node))" + Hints.forDuration(Self.scalarText(node) ?? ""),
+                   at: node, path: path)
             return nil
         }
         if positive, ms <= 0 {
@@ -305,6 +310,8 @@ struct Fields {
     let node: Node
     let path: String
     let entries: [String: (key: Node, value: Node)]
+    /// Valid keys an unknown key of this mapping was taken for (`peeple` → `people`).
+    var suggested: Set<String> = []
 
     subscript(key: String) -> Node? { entries[key]?.value }
 

@@ -1,0 +1,290 @@
+import Foundation
+import WidgetSimModel
+
+/// A CSV column's type, as readers should infer it: `integer` (a 64-bit signed whole
+/// number), `double` (a real number, always written with a `.` or an exponent, so it
+/// never reads as an integer), `string`.
+public enum ColumnType: String, Codable, Sendable {
+    case integer, double, string
+}
+
+/// One column of a report file: its name, type, unit and meaning, and when a cell of it
+/// is empty (nil: never).
+public struct Column: Codable, Sendable, Equatable {
+    public var name: String
+    public var type: ColumnType
+    public var unit: String
+    public var meaning: String
+    public var empty: String?
+
+    public init(_ name: String, _ type: ColumnType, unit: String = "", _ meaning: String, empty: String? = nil) {
+        self.name = name
+        self.type = type
+        self.unit = unit
+        self.meaning = meaning
+        self.empty = empty
+    }
+
+    enum CodingKeys: String, CodingKey { case name, type, unit, meaning, empty }
+
+    /// `empty` is written as null for a column that is never empty, not left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(type, forKey: .type)
+        try c.encode(unit, forKey: .unit)
+        try c.encode(meaning, forKey: .meaning)
+        try c.encode(empty, forKey: .empty)
+    }
+}
+
+/// One report file: what a row is, and its columns in order.
+public struct FileSchema: Codable, Sendable, Equatable {
+    public var file: String
+    public var rows: String
+    public var columns: [Column]
+}
+
+/// The schema of a report folder (`schema.json`, written beside the reports: exactly the
+/// files and columns written) or of every report WidgetSim can write (`reports/SCHEMA.md`).
+public struct ReportSchema: Codable, Sendable, Equatable {
+    public var schemaVersion = 1
+    public var units: [String: String] = ReportSchema.unitRules
+    public var files: [FileSchema]
+
+    public init(files: [FileSchema]) { self.files = files }
+
+    public static let unitRules: [String: String] = [
+        "durations": "seconds (a double, to the millisecond)",
+        "energy": "the widgets' reload cost units (a double)",
+        "shares": "fractions in 0…1 (a double), never percentages",
+        "empty cell": "a value that cannot be computed (a ratio over nothing, an interval over fewer than two groups, a difference of the baseline to itself); never a column empty on every row: such a column is not written",
+    ]
+
+    public func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(self)) ?? Data()
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
+
+/// Rows of a file, written so that no column is empty on every row: a column whose
+/// every cell is empty is left out (the schema then leaves it out too).
+public struct Table: Sendable {
+    public var file: String
+    public var rowsMeaning: String
+    public var columns: [Column]
+    public var rows: [[String]] = []
+
+    public init(file: String, rows: String, columns: [Column]) {
+        self.file = file
+        rowsMeaning = rows
+        self.columns = columns
+    }
+
+    /// The columns with a value in at least one row (all of them when there are no rows).
+    public var writtenColumns: [Int] {
+        guard !rows.isEmpty else { return Array(columns.indices) }
+        return columns.indices.filter { i in columns[i].empty == nil || rows.contains { !$0[i].isEmpty } }
+    }
+
+    public var schema: FileSchema {
+        FileSchema(file: file, rows: rowsMeaning, columns: writtenColumns.map { columns[$0] })
+    }
+
+    public var csv: String {
+        let keep = writtenColumns
+        var out = CSV.row(keep.map { columns[$0].name })
+        for row in rows { out += CSV.row(keep.map { row[$0] }) }
+        return out
+    }
+}
+
+/// Every report file's columns, generated from the code that writes them.
+public enum Schema {
+    static let undefined = "the ratio is undefined (nothing to divide by) in this row"
+
+    public static let identity: [Column] = [
+        Column("scenario", .string, "the scenario's name"),
+        Column("budget", .string, "the budget policy's label"),
+        Column("ranking", .string, "the ranking policy's label"),
+        Column("replication", .integer, "replication index, from 0"),
+        Column("seed", .integer, "the scenario's seed (0 … 2^63 − 1)"),
+    ]
+
+    static func metricColumn(_ m: Metric) -> Column {
+        Column(m.name, m.type, unit: m.unit, m.meaning, empty: m.kind == .ratio ? undefined : nil)
+    }
+
+    public static var summaryColumns: [Column] {
+        identity + [
+            Column("people", .integer, "people simulated"),
+            Column("days", .integer, unit: "days", "days simulated, warm-up included"),
+            Column("measured_days", .integer, unit: "days", "days the metrics cover: days − warmup_days"),
+            Column("warmup_days", .integer, unit: "days", "leading days that run but count in no metric of this file"),
+        ] + Metrics.all.map(metricColumn)
+    }
+
+    public static let intervalNote = "half-width of the 95% Student t interval of the mean over replications on this day (the same on every replication's row); with one replication, over the blocks of people as batch means"
+
+    public static var dailyColumns: [Column] {
+        identity + [
+            Column("day", .integer, "simulated day, from 0"),
+            Column("warmup", .integer, "1 on a warm-up day, 0 on a measured day"),
+        ] + Metrics.daily.map(metricColumn) + Metrics.daily.map { m in
+            Column(m.name + "_ci95_half_width", .double, unit: m.unit, "\(m.name): " + intervalNote,
+                   empty: "fewer than two replications (or blocks) where the metric is defined")
+        }
+    }
+
+    public static var comparisonColumns: [Column] {
+        let noInterval = "fewer than two groups where the metric is defined"
+        return [
+            Column("scenario", .string, "the scenario's name"),
+            Column("budget", .string, "the budget policy's label"),
+            Column("ranking", .string, "the ranking policy's label"),
+            Column("seed", .integer, "the scenario's seed (0 … 2^63 − 1)"),
+            Column("baseline_budget", .string, "the baseline pair's budget label"),
+            Column("baseline_ranking", .string, "the baseline pair's ranking label"),
+            Column("metric", .string, "a column of summary.csv"),
+            Column("unit", .string, "the metric's unit"),
+            Column("replications", .integer, "replications in the run"),
+            Column("interval_over", .string, "`replications` (two or more), or `blocks`: with one replication, the blocks of people as independent batches"),
+            Column("groups", .integer, "replications (or blocks) where the metric is defined"),
+            Column("mean", .double, unit: "the metric's", "mean over replications; with one replication, the run's value", empty: "the metric is undefined in every group"),
+            Column("sd", .double, unit: "the metric's", "standard deviation over the groups (a block's total scaled to the run's people)", empty: noInterval),
+            Column("ci95_half_width", .double, unit: "the metric's", "half-width of the 95% Student t interval of the mean", empty: noInterval),
+            Column("diff_mean", .double, unit: "the metric's", "paired difference to the baseline pair: this pair − baseline", empty: "the baseline itself, or the metric undefined for one of the two"),
+            Column("diff_sd", .double, unit: "the metric's", "standard deviation of the paired differences", empty: "the baseline itself, or " + noInterval),
+            Column("diff_ci95_half_width", .double, unit: "the metric's", "half-width of the 95% interval of the paired difference", empty: "the baseline itself, or " + noInterval),
+        ]
+    }
+
+    /// A `widget_days.csv` counter: its column, and the divisor from the stored count.
+    public struct WidgetColumn: Sendable {
+        public var counter: WidgetCounter
+        public var column: Column
+        /// 1 for counts; 1000 for milliseconds → seconds and thousandths → units.
+        public var divisor: Int64
+    }
+
+    public static let widgetColumns: [WidgetColumn] = WidgetCounter.allCases.map { c in
+        func count(_ name: String, _ meaning: String) -> WidgetColumn {
+            WidgetColumn(counter: c, column: Column(name, .integer, unit: "1", meaning), divisor: 1)
+        }
+        func thousandths(_ name: String, _ unit: String, _ meaning: String) -> WidgetColumn {
+            WidgetColumn(counter: c, column: Column(name, .double, unit: unit, meaning), divisor: 1000)
+        }
+        switch c {
+        case .reloadTimeline: return count("reloads_timeline", "reloads because the timeline's reload policy came due")
+        case .reloadBackground: return count("reloads_background", "reloads asked by the app from the background")
+        case .reloadForeground: return count("reloads_foreground", "reloads asked by the app in the foreground")
+        case .reloadInteraction: return count("reloads_interaction", "reloads from taps")
+        case .reloadTimeChange: return count("reloads_time_change", "reloads at midnights, DST transitions and zone changes")
+        case .reloadEnvironment: return count("reloads_environment", "reloads at locale, accessibility or account changes")
+        case .reloadAudio: return count("reloads_audio", "reloads asked by the app during its audio or navigation session")
+        case .reloadWidgetAdded: return count("reloads_widget_added", "the first reload of an instance added during the run")
+        case .reloadStandBy: return count("reloads_standby", "display refreshes while the phone was in StandBy")
+        case .charged: return count("reloads_charged", "reloads charged to the budget")
+        case .denied: return count("requests_denied", "charged requests refused and dropped")
+        case .deferred: return count("requests_deferred", "charged requests refused and deferred")
+        case .deferralMs: return thousandths("deferral_seconds", "seconds", "sum of the delays given to deferred requests")
+        case .coalesced: return count("requests_coalesced", "background requests folded into one already pending")
+        case .exhaustedMs: return thousandths("exhausted_seconds", "seconds", "time from a refusal until the next charged grant")
+        case .energyMilli: return thousandths("energy", "cost units", "energy spent on reloads")
+        case .views: return count("views", "views at which the instance was on screen")
+        case .staleViews: return count("stale_views", "of those, views that showed stale content")
+        case .stalenessMs: return thousandths("staleness_seconds", "seconds", "sum over stale views of the age of the first unshown change")
+        case .memberViews: return count("member_views", "views while the instance was a stack member")
+        case .staleMemberViews: return count("stale_member_views", "of those, views at which its content was stale (would be stale if shown)")
+        }
+    }
+
+    public static var widgetDaysColumns: [Column] {
+        identity + [
+            Column("person", .integer, "person index, from 0"),
+            Column("day", .integer, "simulated day, from 0"),
+            Column("warmup", .integer, "1 on a warm-up day (not in summary.csv), 0 on a measured day"),
+            Column("widget", .string, "the widget instance's id"),
+        ] + widgetColumns.map(\.column)
+    }
+
+    public static var batchesColumns: [Column] {
+        identity + [
+            Column("block", .integer, "block index, from 0: people [block·P/B, (block+1)·P/B)"),
+            Column("people", .integer, "people in the block"),
+        ] + Metrics.all.map(metricColumn)
+    }
+
+    public static var reasonsColumns: [Column] {
+        identity + [
+            Column("day", .integer, "simulated day, from 0"),
+            Column("warmup", .integer, "1 on a warm-up day, 0 on a measured day"),
+            Column("kind", .string, "refusal (the budget policy's), system_refusal (a system rule's), missed_view (a view whose wanted widget was not on top), stale_on_top, outside_stack"),
+            Column("reason", .string, "the reason code (scenarios/README.md, reason codes)"),
+            Column("count", .integer, unit: "1", "requests refused, or views, for this reason on this day"),
+        ]
+    }
+
+    public static var traceColumns: [Column] {
+        identity + [
+            Column("time_seconds", .double, unit: "seconds", "when the event happened: simulated time since the start of day 0"),
+            Column("person", .integer, "person index, from 0"),
+            Column("event", .string, "what happened (view, session_start, content_change, reload_request_<reason>, …)"),
+            Column("widget", .string, "the widget instance's id", empty: "an event of no single instance (a view, StandBy, a time change)"),
+            Column("decision", .string, "what the phone did, in words"),
+            Column("reason", .string, "the reason code of a refusal, a dropped push or a missed view (scenarios/README.md, reason codes)",
+                   empty: "the event was not refused, dropped or missed"),
+        ]
+    }
+
+    public static let traceRows = "only with `--trace FILE`, written there: one per handled event of every person under every pair, in time order per person"
+    public static let reasonsRows = "one per replication × pair × day × reason code, zeros included"
+    public static let summaryRows = "one per replication × budget × ranking pair, over the measured days"
+    public static let dailyRows = "one per replication × pair × simulated day, warm-up days included"
+    public static let comparisonRows = "one per pair × metric of summary.csv"
+    public static let widgetDaysRows = "one per replication × person × pair × day × widget instance: raw counts, warm-up days included (warmup = 1)"
+    public static let batchesRows = "only with one replication: one per block of people × pair, the metrics over the measured days (totals are the block's own)"
+
+    /// Every file WidgetSim can write into a report folder, every possible column.
+    public static var all: ReportSchema {
+        ReportSchema(files: [
+            FileSchema(file: "summary.csv", rows: summaryRows, columns: summaryColumns),
+            FileSchema(file: "daily.csv", rows: dailyRows, columns: dailyColumns),
+            FileSchema(file: "comparison.csv", rows: comparisonRows, columns: comparisonColumns),
+            FileSchema(file: "widget_days.csv", rows: widgetDaysRows, columns: widgetDaysColumns),
+            FileSchema(file: "batches.csv", rows: batchesRows, columns: batchesColumns),
+            FileSchema(file: "reasons.csv", rows: reasonsRows, columns: reasonsColumns),
+            FileSchema(file: "trace.csv", rows: traceRows, columns: traceColumns),
+        ])
+    }
+
+    /// `reports/SCHEMA.md`: the whole schema for people to read.
+    public static func markdown() -> String {
+        var out = """
+        # Report schema
+
+        Generated from the code (`Schema.markdown()`); a test checks that this file matches it.
+        Every report folder also holds `schema.json`: the same description of exactly the
+        files and columns written there. CSV is RFC 4180 with a header row, `.` decimals and
+        LF line ends. Types: `integer` is a signed 64-bit whole number; `double` is always
+        written with a `.` or an exponent, in the shortest form that reads back to the same
+        number; `string` is text.
+
+        Units, the same in every file:
+
+        """
+        for (k, v) in ReportSchema.unitRules.sorted(by: { $0.key < $1.key }) { out += "\n- **\(k)**: \(v)" }
+        out += "\n\nEvery CSV file is identical, byte for byte, between two runs of the same scenario,\nseed and options, whatever the thread count or shards. What measures the machine\n(seconds per pair, wall time, events per second) is in `run.json` and on the terminal.\n"
+        for f in all.files {
+            out += "\n## \(f.file)\n\nRows: \(f.rows).\n\n| column | type | unit | meaning | empty when |\n| --- | --- | --- | --- | --- |\n"
+            for c in f.columns {
+                let meaning = c.meaning.replacingOccurrences(of: "|", with: "\\|")
+                out += "| `\(c.name)` | \(c.type.rawValue) | \(c.unit) | \(meaning) | \(c.empty ?? "never") |\n"
+            }
+        }
+        return out
+    }
+}

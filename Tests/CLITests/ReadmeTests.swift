@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Every `sh` command block of the README runs as typed, with the built `widgetsim` on
+/// PATH (the set-up block, which runs `scripts/demo` and `scripts/test`, is the one left
+/// out: it builds in release mode and runs this very suite). Each block runs in a fresh
+/// folder that holds the repository's `scenarios/`, under `bash -euo pipefail`.
+@Suite struct ReadmeTests {
+    static func blocks() throws -> [String] {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```sh" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    static func isSetUp(_ block: String) -> Bool { block.contains("scripts/test") }
+
+    @Test func theReadmeHasItsCommandBlocks() throws {
+        let blocks = try Self.blocks()
+        #expect(blocks.filter(Self.isSetUp).count == 1)
+        let commands = blocks.filter { !Self.isSetUp($0) }.joined(separator: "\n")
+        for word in ["widgetsim run", "widgetsim batch", "widgetsim compare", "widgetsim validate", "widgetsim policies"] {
+            #expect(commands.contains(word), "the README shows no `\(word)`")
+        }
+    }
+
+    @Test(arguments: try blocks().filter { !isSetUp($0) })
+    func commandBlockRunsAsTyped(_ block: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("scenarios"), withDestinationURL: repositoryRoot.appendingPathComponent("scenarios"))
+        let path = productsFolder.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let outcome = try execute("/bin/bash", ["-euo", "pipefail", "-c", block], in: folder,
+                                  environment: ["PATH": path, "COLUMNS": "80"])
+        #expect(outcome.status == 0, "\(block)\n--- stderr:\n\(outcome.stderr)")
+        #expect(!outcome.stderr.contains("command not found"))
+    }
+}
