@@ -77,7 +77,8 @@ struct ComparisonTable {
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let baseBudget = try t.require("baseline_budget"), baseRanking = try t.require("baseline_ranking")
         let metric = try t.require("metric"), mean = try t.require("mean"), half = try t.require("ci95_half_width")
-        let diff = try t.require("diff_mean"), diffHalf = try t.require("diff_ci95_half_width")
+        // A run of one pair has no differences: comparison.csv then leaves those columns out.
+        let diff = t.column(["diff_mean"]), diffHalf = t.column(["diff_ci95_half_width"])
         var c = ComparisonTable()
         var baseline: PairKey?
         for (i, row) in t.rows.enumerated() {
@@ -87,7 +88,11 @@ struct ComparisonTable {
             guard let m = try t.number(i, mean) else { continue }
             let value = Estimate(mean: m, halfWidth: try t.number(i, half))
             var difference: Estimate?
-            if let d = try t.number(i, diff) { difference = Estimate(mean: d, halfWidth: try t.number(i, diffHalf)) }
+            if let diff, let d = try t.number(i, diff) {
+                var dh: Double?
+                if let diffHalf { dh = try t.number(i, diffHalf) }
+                difference = Estimate(mean: d, halfWidth: dh)
+            }
             c.entries[row[metric], default: [:]][pair] = (value, difference)
         }
         if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
