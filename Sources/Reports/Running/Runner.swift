@@ -108,7 +108,7 @@ public final class Runner: @unchecked Sendable {
             blockTotals: s.replications == 1 ? Array(repeating: Array(repeating: empty, count: pairs.count), count: plan.count) : []))
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
-        let formatter = ReportWriter.widgetDayRows(s, pairs: pairs)
+        let formatter = WidgetDayRows(s, pairs: pairs)
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             do {
@@ -128,6 +128,8 @@ public final class Runner: @unchecked Sendable {
                     }
                 }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
+                // The block's widget_days rows not yet written.
+                var rowBytes: [UInt8] = []
                 var seconds = Array(repeating: 0.0, count: pairs.count)
                 while true {
                     let next: BlockID? = shared.withLock { st in
@@ -150,6 +152,11 @@ public final class Runner: @unchecked Sendable {
                     defer { rowsFile?.abandon() }
                     var blockEvents: Int64 = 0
                     for person in self.plan.people(of: id.block) {
+                        if let file = rowsFile, rowBytes.count >= 1 << 18 {
+                            rowsChecksum.update(rowBytes)
+                            try file.write(rowBytes)
+                            rowBytes.removeAll(keepingCapacity: true)
+                        }
                         let world = builder.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
@@ -157,15 +164,18 @@ public final class Runner: @unchecked Sendable {
                             blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                             totals[p].add(counts)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
-                            if let file = rowsFile {
-                                let text = formatter(id.replication, person, p, counts)
-                                rowsChecksum.update(text.utf8)
-                                try file.write(text)
+                            if rowsFile != nil {
+                                formatter.append(replication: id.replication, person: person, pair: p, counts, to: &rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }
                     }
                     for p in 0 ..< pairs.count { seconds[p] += blockSeconds[p] }
+                    if let file = rowsFile {
+                        rowsChecksum.update(rowBytes)
+                        try file.write(rowBytes)
+                        rowBytes.removeAll(keepingCapacity: true)
+                    }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
                         let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
