@@ -9,7 +9,9 @@ import PackageDescription
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
-//   CLI       the `widgetsim` command
+//   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
+//   Main      the `widgetsim` executable: the command line with the built-in policies
+//   WidgetSim the library product: re-exports what a policy author and a host program use
 //   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
 // The simulation's hot path mutates arrays held by classes (engines, policies,
 // histories); dynamic exclusivity checks on those accesses cost more than the work
@@ -20,13 +22,15 @@ let package = Package(
     name: "WidgetSim",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "widgetsim", targets: ["widgetsim"]),
+        .executable(name: "widgetsim", targets: ["WidgetSimMain"]),
+        .library(name: "WidgetSim", targets: ["WidgetSim"]),
         .executable(name: "widgetsim-bench", targets: ["widgetsim-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -59,14 +63,23 @@ let package = Package(
             dependencies: ["WidgetSimReports", .product(name: "Mustache", package: "swift-mustache")],
             path: "Sources/ReportPage"
         ),
-        .executableTarget(
-            name: "widgetsim",
+        .target(
+            name: "WidgetSimCLI",
             dependencies: [
                 "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI",
             plugins: ["BuildStamp"]
+        ),
+        .executableTarget(name: "WidgetSimMain", dependencies: ["WidgetSimCLI"], path: "Sources/Main"),
+        .target(
+            name: "WidgetSim",
+            dependencies: [
+                "WidgetSimKernel", "WidgetSimSampling", "WidgetSimModel", "WidgetSimScenario",
+                "WidgetSimReports", "WidgetSimCLI",
+            ],
+            path: "Sources/WidgetSim"
         ),
         .executableTarget(
             name: "widgetsim-bench",
@@ -82,9 +95,9 @@ let package = Package(
             dependencies: ["WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
-        // Runs the built `widgetsim` (help texts, the README's commands); imports it for
+        // Runs the built `widgetsim` (help texts, the README's commands); imports its command line for
         // the help texts' source.
-        .testTarget(name: "CLITests", dependencies: ["widgetsim"]),
+        .testTarget(name: "CLITests", dependencies: ["WidgetSimCLI", "WidgetSimMain"]),
         .testTarget(
             name: "ReportPageTests",
             dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
@@ -95,5 +108,6 @@ let package = Package(
             dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel", "WidgetSimSampling"],
             resources: [.copy("Golden")]
         ),
+        .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
     ]
 )

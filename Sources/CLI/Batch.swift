@@ -83,7 +83,7 @@ struct Batch: ParsableCommand {
             } catch {
                 progress?.finish()
                 printError("widgetsim batch: \(s.name): \(error)")
-                throw ExitCode(1)
+                throw ExitCode(error is RunRefusal ? 2 : 1)
             }
         }
         // The combined comparison: every scenario's rows under the union of their columns.

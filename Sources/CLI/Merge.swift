@@ -37,11 +37,14 @@ struct Merge: ParsableCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath, policies: WidgetSimCLI.policies)
                 try m.overrides.apply(to: &s)
                 return s
             }
             var assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
+            defer { withExtendedLifetime(lock) {} }
+            OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             // The run's time: the compute its parts recorded, and this merge's.
             assembled.result.wallSeconds = assembled.result.recordedSeconds
                 + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -58,6 +61,9 @@ struct Merge: ParsableCommand {
             if !quiet { print(SummaryTable.render(assembled.result)) }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
             if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
+        } catch let error as RunRefusal {
+            printError("widgetsim merge: \(error.description)")
+            throw ExitCode(2)
         } catch let error as MergeRefusal {
             printError("widgetsim merge: \(error.description)")
             throw ExitCode(2)

@@ -15,9 +15,10 @@ struct Policies: ParsableCommand {
     func run() throws {
         let width = max(40, terminalWidth())
         print("BUDGET POLICIES (scenario key `budgets:`)\n")
-        for d in BudgetPolicies.all { describe(d, width) }
+        let registry = WidgetSimCLI.policies
+        for d in registry.budgets { describe(d, width, added: !registry.isBuiltIn(d.name, role: .budget)) }
         print("RANKING POLICIES (scenario key `rankings:`)\n")
-        for d in RankingPolicies.all { describe(d, width) }
+        for d in registry.rankings { describe(d, width, added: !registry.isBuiltIn(d.name, role: .ranking)) }
         let body = String(repeating: " ", count: 6)
         func say(_ text: String, _ indent: String = "") {
             for line in wrap(text, width: width, indent: body + indent, firstIndent: body) { print(line) }
@@ -48,10 +49,16 @@ struct Policies: ParsableCommand {
             + "request that finds a background request pending is folded into it.")
         say("refusals: \(RefusalReason.coalescedIntoPending.label)", "  ")
         print("")
+        for line in wrap("Every duration is at most 100000 days; the bounds of scenario keys are in "
+                         + "scenarios/README.md (Bounds).", width: width, indent: "", firstIndent: "") {
+            print(line)
+        }
     }
 
-    func describe<P>(_ d: PolicyDescriptor<P>, _ width: Int) {
-        print("  \(d.name)\(d.unofficial ? "  (unofficial: calibration only)" : "")")
+    /// `added`: registered by the program running the command line, not built in.
+    func describe<P>(_ d: PolicyDescriptor<P>, _ width: Int, added: Bool) {
+        let notes = (added ? ["added by this program"] : []) + (d.unofficial ? ["unofficial: calibration only"] : [])
+        print("  \(d.name)\(notes.isEmpty ? "" : "  (\(notes.joined(separator: "; ")))")")
         let body = String(repeating: " ", count: 6)
         for line in wrap(d.summary, width: width, indent: body, firstIndent: body) { print(line) }
         for line in wrap("source: " + d.source, width: width, indent: body + "  ", firstIndent: body) { print(line) }

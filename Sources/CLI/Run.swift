@@ -4,6 +4,7 @@ import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
 import WidgetSimReports
+import WidgetSimScenario
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,6 +59,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Keep the finished blocks of an interrupted run in the output folder and run only the rest.")
     var resume = false
 
+    @Flag(help: "Replace what the output folder holds: another run's report, or an interrupted run's blocks.")
+    var force = false
+
     @Option(help: "Write the event log to this CSV file (for small runs; forces one thread). (default: no event log)")
     var trace: String?
 
@@ -79,6 +83,7 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let start = DispatchTime.now().uptimeNanoseconds
+        try checkOutputPath(out)
         let (s, provenance) = try prepareScenario(scenario, overrides)
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
@@ -88,9 +93,12 @@ struct Run: ParsableCommand {
             traceFile: trace.map { URL(fileURLWithPath: $0) })
         options.widgetDays = !noWidgetDays
         options.resume = resume
+        options.force = force
         options.provenance = provenance
         options.startedAt = start
         options.notice = { @Sendable text in printError("widgetsim: \(text)") }
+        let stop = StopRequest.install()
+        options.shouldStop = { @Sendable in stop.requested }
         let progress = quiet ? nil : ProgressLine()
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
@@ -98,9 +106,16 @@ struct Run: ParsableCommand {
         let outcome: RunOutcome
         do {
             outcome = try RunJob.execute(s, options)
+        } catch let refusal as RunRefusal {
+            progress?.finish()
+            printError("widgetsim: \(refusal)")
+            throw ExitCode(2)
         } catch {
             progress?.finish()
             printError("widgetsim: \(error)")
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("parts/manifest.json").path) {
+                printError("widgetsim: the finished blocks are kept in \(folder.path)/parts/; once the cause is fixed, finish with: \(resumeCommand(folder))")
+            }
             throw ExitCode(1)
         }
         progress?.finish()
@@ -116,8 +131,69 @@ struct Run: ParsableCommand {
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
             print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
         case .interrupted(let done, let total):
-            print("stopped after \(done) of \(total) blocks; finish with --resume")
+            let why = stop.signalName.map { "interrupted (\($0))" } ?? "stopped"
+            printError("widgetsim: \(why) after \(done) of \(total) blocks; they are kept in \(folder.path)/parts/")
+            printError("widgetsim: finish the run with: \(resumeCommand(folder))")
+            throw ExitCode(stop.signal.map { 128 + $0 } ?? 1)
+        case .alreadyFinished(let when):
+            print("the run in \(folder.path)/ already finished (its report was written \(when)); nothing to do")
         }
+    }
+
+    /// The command line that resumes this run: the same arguments, with `--resume`.
+    func resumeCommand(_ folder: URL) -> String {
+        var words = CommandLine.arguments
+        if let first = words.first { words[0] = URL(fileURLWithPath: first).lastPathComponent }
+        if !words.contains("--out") { words += ["--out", folder.path] }
+        words = words.filter { $0 != "--force" }
+        if !words.contains("--resume") { words.append("--resume") }
+        return words.map(shellQuoted).joined(separator: " ")
+    }
+}
+
+/// A word as a shell reads it: quoted when it holds anything but safe characters.
+func shellQuoted(_ word: String) -> String {
+    let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
+    return safe && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// Refuses an `--out` that names something other than a folder (exit status 2).
+func checkOutputPath(_ out: String?) throws {
+    guard let out else { return }
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+        printError("widgetsim: --out \(out) is a file, not a folder; give --out a folder (it is created when missing)")
+        throw ExitCode(2)
+    }
+}
+
+/// Ctrl-C (SIGINT) and SIGTERM during a run: the first asks the run to stop, leaving it
+/// resumable; a second one ends the program at once (finished blocks are safe anyway).
+final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: Int32?
+    private var sources: [DispatchSourceSignal] = []
+
+    var requested: Bool { lock.withLock { received != nil } }
+    var signal: Int32? { lock.withLock { received } }
+    var signalName: String? {
+        signal.map { $0 == SIGINT ? "Ctrl-C" : $0 == SIGTERM ? "SIGTERM" : "signal \($0)" }
+    }
+
+    static func install() -> StopRequest {
+        let request = StopRequest()
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                request.lock.withLock { if request.received == nil { request.received = number } }
+                printError("\nwidgetsim: stopping after the blocks in progress are set aside (again to quit at once)")
+                Foundation.signal(number, SIG_DFL)
+            }
+            source.resume()
+            request.sources.append(source)
+        }
+        return request
     }
 }
 
@@ -172,6 +248,25 @@ func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scen
     } catch {
         printError("widgetsim: \(error)")
         throw ExitCode(2)
+    }
+    for (option, value, limit) in [("--people", overrides.people, 10_000_000), ("--days", overrides.days, 100_000),
+                                   ("--replications", overrides.replications, 10_000)] {
+        if let value, value > limit {
+            printError("widgetsim: \(option) must be at most \(limit), got \(value)")
+            throw ExitCode(2)
+        }
+    }
+    if let seed = overrides.seed, seed > UInt64(Int64.max) {
+        printError("widgetsim: --seed must be a whole number in 0…\(Int64.max), got \(seed)")
+        throw ExitCode(2)
+    }
+    if overrides != RunOverrides() {
+        // The file passed the guard; the options may change what it estimates.
+        let findings = RunGuard.check(s)
+        if !findings.isEmpty {
+            for f in findings { printError("widgetsim: with the command line's options, \(f.message)") }
+            throw ExitCode(2)
+        }
     }
     var provenance = Provenance()
     provenance.scenarioPath = path

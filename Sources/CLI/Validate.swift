@@ -24,7 +24,7 @@ struct Validate: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let s = try ScenarioLoader.load(path: file)
+                let s = try ScenarioLoader.load(path: file, policies: WidgetSimCLI.policies)
                 for w in ScenarioWarnings.check(path: file, scenario: s) { printError(w.description) }
                 print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs)")
             } catch {

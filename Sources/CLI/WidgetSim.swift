@@ -4,7 +4,6 @@ import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario
 
-@main
 struct WidgetSim: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetsim",
@@ -33,11 +32,11 @@ struct WidgetSim: ParsableCommand {
     }
 }
 
-/// Loads a scenario or exits with status 2 after printing every problem found; prints
-/// its warnings (the run goes on).
+/// Loads a scenario against the program's policies, or exits with status 2 after
+/// printing every problem found; prints its warnings (the run goes on).
 func loadScenario(_ path: String) throws -> Scenario {
     do {
-        let s = try ScenarioLoader.load(path: path)
+        let s = try ScenarioLoader.load(path: path, policies: WidgetSimCLI.policies)
         for w in ScenarioWarnings.check(path: path, scenario: s) { printError(w.description) }
         return s
     } catch {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
-@testable import widgetsim
+@testable import WidgetSimCLI
 
 /// Every help text, rendered at 80 columns: no line longer, no pre-formatted line
 /// re-wrapped, no literal `\` at a line's end, each option's default said once.

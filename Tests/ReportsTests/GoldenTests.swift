@@ -141,7 +141,7 @@ import WidgetSimReports
         let after = try Self.files.map { try read(folder.appendingPathComponent($0)) }
         #expect(before == after)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { !Self.files.contains($0) && $0 != "run.json" }
+            .filter { !Self.files.contains($0) && $0 != "run.json" && $0 != OutputFolder.lockName }
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
     }
 

@@ -80,13 +80,13 @@ import WidgetSimModel
             "test.yaml:3:7: days: expected a whole number, got `2.5`",
         ])
         #expect(problems(minimal(replacing: 4, with: "people: 0")) == [
-            "test.yaml:4:9: people: must be at least 1, got 0",
+            "test.yaml:4:9: people: must be in 1…10000000, got 0",
         ])
         #expect(problems(minimal(adding: "warmup_days: 3")) == [
             "test.yaml:13:14: warmup_days: must be less than days (3), got 3",
         ])
         #expect(problems(minimal(replacing: 2, with: "seed: -1")) == [
-            "test.yaml:2:7: seed: expected a whole number in 0…18446744073709551615, got `-1`",
+            "test.yaml:2:7: seed: expected a whole number in 0…9223372036854775807, got `-1`",
         ])
         #expect(problems(minimal(replacing: 9, with: "    interest: {base: 1, peaks: [{hour: 24, factor: 2}]}")) == [
             "test.yaml:9:40: widgets[0].interest.peaks[0].hour: must be in 0…23, got 24",
@@ -281,9 +281,9 @@ import WidgetSimModel
             == ["test.yaml:11:42: budgets[0].per_day: expected a whole number in 1…1000, got `many`"])
         #expect(issue("daily_quota, per_day: 1e300") == ["test.yaml:11:42: budgets[0].per_day: 1e300 is outside 1…1000"])
         #expect(issue("daily_quota, retry: 0s")
-            == ["test.yaml:11:40: budgets[0].retry: a retry must be later than the refusal"])
+            == ["test.yaml:11:40: budgets[0].retry: 0s is shorter than 1s: a retry must be at least 1s after the refusal"])
         #expect(issue("daily_quota, retry: never")
-            == ["test.yaml:11:40: budgets[0].retry: expected a duration with a unit (ms, s, m, h, d) or `drop`, got `never`"])
+            == ["test.yaml:11:40: budgets[0].retry: expected a duration with a unit (ms, s, m, h, d) of at least 1s, or `drop`, got `never`"])
         #expect(issue("fixed_interval, interval: 30s")
             == ["test.yaml:11:46: budgets[0].interval: 30s is shorter than 1m"])
         #expect(issue("fixed_interval, interval: 30")

@@ -94,7 +94,7 @@ import WidgetSimModel
             let lines = error.issues.map { "\($0.line):\($0.column): \($0.path): \($0.message)" }
             #expect(lines == [
                 "1:1: (file): missing required key `start`",
-                "2:7: seed: expected a whole number in 0…18446744073709551615, got `many`",
+                "2:7: seed: expected a whole number in 0…9223372036854775807, got `many`",
                 "5:12: time_zone: unknown time zone `Europe/Berln`; did you mean `Europe/Berlin`?",
                 "7:3: person.tap_probabilty: unknown key `tap_probabilty`; did you mean `tap_probability`?",
                 "8:18: person.views_per_day: must be positive, got -3",

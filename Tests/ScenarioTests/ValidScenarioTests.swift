@@ -15,7 +15,7 @@ import WidgetSimSampling
         let s = try Self.full()
         #expect(s.name == "full-example_1")
         #expect(s.description == "Two people's phones, one week")
-        #expect(s.seed == UInt64.max)
+        #expect(s.seed == UInt64(Int64.max))
         #expect(s.days == 14)
         #expect(s.warmupDays == 2)
         #expect(s.replications == 3)
@@ -60,7 +60,7 @@ import WidgetSimSampling
         #expect(w.interest.weekday == [1, 1, 1, 1, 1, 0.5, 0])
         #expect(w.interest.afterPush == Burst(factor: 3, beforeMs: 0, afterMs: 1_800_000))
         #expect(w.interest.aroundScheduled == Burst(factor: 4, beforeMs: 900_000, afterMs: 3_600_000))
-        #expect(w.timeline == TimelineSpec(horizonMs: 21_600_000, entrySpacingMs: 250, reload: .after(90_000)))
+        #expect(w.timeline == TimelineSpec(horizonMs: 21_600_000, entrySpacingMs: 1500, reload: .after(90_000)))
         #expect(w.content.periodicMs == 3_600_000)
         #expect(w.content.scheduledPerDay == 4)
         #expect(w.content.scheduledProfile == HourProfile.flat)
@@ -154,8 +154,8 @@ import WidgetSimSampling
     }
 
     @Test func durationsAndNumbersInTheirForms() throws {
-        let s = try parse(minimal(replacing: 10, with: "    timeline: {horizon: 1.5h, entry_spacing: 2d, reload: {after: 250ms}}"))
-        #expect(s.widgets[0].timeline == TimelineSpec(horizonMs: 5_400_000, entrySpacingMs: 172_800_000, reload: .after(250)))
+        let s = try parse(minimal(replacing: 10, with: "    timeline: {horizon: 1.5h, entry_spacing: 2d, reload: {after: 1500ms}}"))
+        #expect(s.widgets[0].timeline == TimelineSpec(horizonMs: 5_400_000, entrySpacingMs: 172_800_000, reload: .after(1500)))
         let t = try parse(minimal(replacing: 4, with: "people: 1e3"))
         #expect(t.people == 1000)
     }

@@ -1,4 +1,6 @@
 /// Every built-in budget policy, in the order `widgetsim policies` lists them.
+/// `PolicyRegistry.builtIn` registers them, through the same `register` a program
+/// uses for its own policies.
 public enum BudgetPolicies {
     public static let all: [BudgetPolicyDescriptor] = [
         UnlimitedBudget.descriptor,
@@ -11,7 +13,8 @@ public enum BudgetPolicies {
         StandbyBucketsBudget.descriptor,
     ]
 
+    /// The built-in budget policy of that name, as registered.
     public static func named(_ name: String) -> BudgetPolicyDescriptor? {
-        all.first { $0.name == name }
+        PolicyRegistry.builtIn.budget(named: name)
     }
 }

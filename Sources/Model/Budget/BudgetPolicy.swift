@@ -69,27 +69,59 @@ public enum BudgetDecision: Sendable, Equatable {
     }
 }
 
-/// A budget policy (MODEL §4). One object serves one worker for one policy pair; the
-/// engine calls `begin` before each person, then feeds it that person's requests,
-/// reloads, views and app use in time order. It sees no ground truth.
+/// A budget policy (MODEL §4): decides which charged reload requests of widget
+/// instances are granted, deferred or refused.
 ///
-/// The engine asks `decide` only for charged reasons (`ReloadReason.isCharged`): free
-/// reloads are granted by the system and reported through `didReload`. A policy counts
-/// a charged reload when its `decide` returns `.grant` (the engine reloads at once);
+/// ## Lifetime
+/// One object serves one worker thread for one budget × ranking pair, and is reused
+/// for person after person: the engine calls ``begin(instances:)`` before each person,
+/// then feeds it that person's requests, reloads, views and app use in time order
+/// (`now` never decreases between calls). An object is never used from two threads,
+/// so it needs no locks; nothing may be shared between objects except constants.
+///
+/// ## What it may read
+/// Only its arguments and its own state. A budget policy sees no ground truth (the
+/// person's interest, future events, the content of widgets): the real system sees
+/// none either. Only the ranking policy `oracle` reads ground truth, as a ceiling.
+///
+/// ## What it must not do
+/// Calls are on the simulation's hot path, millions per run. They must not allocate,
+/// lock, print, read files or build strings or dictionaries: keep per-instance state
+/// in flat arrays sized in ``begin(instances:)`` (keeping their storage from person to
+/// person), and enums and numbers elsewhere. They must not throw or crash on any
+/// sequence of calls the engine can make, and must be deterministic: the same calls
+/// give the same answers (a run's reports depend only on its seed).
+///
+/// ## Charged and free reloads
+/// The engine asks ``decide(instance:reason:at:)`` only for charged reasons
+/// (`ReloadReason.isCharged`): free reloads are granted by the system and reported
+/// through ``didReload(instance:charged:at:)``. A policy counts a charged reload when
+/// its `decide` returns `.grant` (the engine reloads at once);
 /// `didReload(charged: true)` only reports it again.
 public protocol BudgetPolicy: AnyObject {
-    /// A new person with `instances` widget instances (numbered as in the scenario).
+    /// A new person with `instances` widget instances, numbered `0 ..< instances` as in
+    /// the scenario. Called once per person, before any other call for that person;
+    /// resets every per-instance state. O(instances); it may allocate only when a person
+    /// has more instances than any before.
     func begin(instances: Int)
-    /// A charged request of `instance` at `now`.
+    /// A charged request of `instance` (a timeline reload coming due, or a background
+    /// request) at `now`: grant it, defer it to a later time, or refuse it. `.grant`
+    /// means the reload happens now and counts against the budget. Called at every
+    /// charged request, including retries of deferred ones; expected O(1) (at most
+    /// O(log n) of the policy's own state), no allocation.
     func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision
-    /// A reload happened (charged ones were granted by `decide` just before).
+    /// A reload of `instance` happened at `now`: `charged` ones were granted by
+    /// ``decide(instance:reason:at:)`` just before; free ones (foreground, interaction,
+    /// time change, environment) were granted by the system without asking. O(1).
     func didReload(instance: Int, charged: Bool, at now: SimTime)
-    /// `instance` was on screen at a home-screen view.
+    /// `instance` was on screen at a home-screen view at `now` (on top of its stack,
+    /// swiped to, or standalone). Called at every view: O(1), no allocation. Optional.
     func didView(instance: Int, at now: SimTime)
-    /// The app owning `instance` came to the foreground.
+    /// The app owning `instance` came to the foreground at `now`. O(1). Optional.
     func didUseApp(instance: Int, at now: SimTime)
     /// `instance` was added to the stack at `now` (it did not exist before): a
-    /// policy with a learning period starts one for it.
+    /// policy with a learning period starts one for it. Called once per added instance,
+    /// before its first reload (reason `widgetAdded`, free). O(1). Optional.
     func didAdd(instance: Int, at now: SimTime)
 }
 

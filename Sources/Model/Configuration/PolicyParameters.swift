@@ -32,12 +32,19 @@ public enum ParameterKind: Sendable, Hashable {
     case choice([String])
     case flag
 
+    /// The shortest retry delay: a shorter one would ask again faster than anything a
+    /// phone does, and a run would not finish.
+    public static let shortestRetryMs: Int64 = Milliseconds.second
+
+    /// Every number and count lies in its kind's range, every duration is at least its
+    /// minimum (and at most about 100 000 years, as every duration a scenario gives):
+    /// these are the bounds `widgetsim policies` prints.
     public var expectation: String {
         switch self {
         case .number(let r): "a number in \(r.lowerBound.trimmed)…\(r.upperBound.trimmed)"
         case .count(let r): "a whole number in \(r.lowerBound)…\(r.upperBound)"
         case .duration(let m): "a duration with a unit (ms, s, m, h, d) of at least \(DurationText.format(m))"
-        case .durationOrDrop: "a duration with a unit (ms, s, m, h, d) or `drop`"
+        case .durationOrDrop: "a duration with a unit (ms, s, m, h, d) of at least 1s, or `drop`"
         case .choice(let c): "one of \(c.joined(separator: ", "))"
         case .flag: "true or false"
         }
@@ -75,11 +82,12 @@ public struct ParameterSpec: Sendable {
         case (.duration(let m), .duration(let ms)):
             return ms >= m ? nil : "\(DurationText.format(ms)) is shorter than \(DurationText.format(m))"
         case (.durationOrDrop, .duration(let ms)):
-            return ms > 0 ? nil : "a retry must be later than the refusal"
+            return ms >= ParameterKind.shortestRetryMs ? nil
+                : "\(DurationText.format(ms)) is shorter than 1s: a retry must be at least 1s after the refusal"
         case (.durationOrDrop, .text("drop")):
             return nil
         case (.choice(let c), .text(let s)):
-            return c.contains(s) ? nil : "`\(s)` is not one of \(c.joined(separator: ", "))"
+            return c.contains(s) ? nil : "`\(s.count > 40 ? String(s.prefix(40)) + "…" : s)` is not one of \(c.joined(separator: ", "))"
         case (.flag, .flag):
             return nil
         default:

@@ -34,6 +34,9 @@ public struct Scenario: Sendable {
     public var rankings: [PolicyChoice]
     /// The (budget label, ranking label) pair that comparisons are made against.
     public var baseline: PolicyPair
+    /// The registry that resolves the names in `budgets` and `rankings` to policies:
+    /// the one the scenario was read against.
+    public var policies: PolicyRegistry = .builtIn
 
     public init(
         name: String, seed: UInt64, days: Int, people: Int, start: CalendarDate,

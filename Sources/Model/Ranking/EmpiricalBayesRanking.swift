@@ -35,10 +35,10 @@ import WidgetSimSampling
 /// project's choice). Reads no ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
-        "stack_prior", .number(0 ... 1_000_000), default: .number(1280),
+        "stack_prior", .number(0 ... 1_000_000), default: .number(81920),
         "pseudo-observations of the person's stack order behind the all-hours distribution")
     public static let hourPrior = ParameterSpec(
-        "hour_prior", .number(0 ... 1_000_000), default: .number(32),
+        "hour_prior", .number(0 ... 1_000_000), default: .number(512),
         "pseudo-observations of the all-hours distribution behind each hour's distribution")
     public static let weekdayPrior = ParameterSpec(
         "weekday_prior", .number(0 ... 1_000_000), default: .number(64),

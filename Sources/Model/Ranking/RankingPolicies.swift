@@ -1,4 +1,6 @@
 /// Every built-in ranking policy, in the order `widgetsim policies` lists them.
+/// `PolicyRegistry.builtIn` registers them, through the same `register` a program
+/// uses for its own policies.
 public enum RankingPolicies {
     public static let all: [RankingPolicyDescriptor] = [
         StaticRanking.descriptor,
@@ -13,7 +15,8 @@ public enum RankingPolicies {
         OracleRanking.descriptor,
     ]
 
+    /// The built-in ranking policy of that name, as registered.
     public static func named(_ name: String) -> RankingPolicyDescriptor? {
-        all.first { $0.name == name }
+        PolicyRegistry.builtIn.ranking(named: name)
     }
 }

@@ -26,7 +26,8 @@ public struct ViewOutcome {
     public var time: SimTime
     public var hour: Int
     public var weekday: Int
-    /// The member the stack showed on top.
+    /// The member the stack showed on top: the ranking's first, unless the rotation
+    /// governor kept or chose another.
     public var top: Int
     /// The member the person swiped to because the top was not the one wanted, or nil.
     public var swipedTo: Int?
@@ -43,19 +44,57 @@ public struct ViewOutcome {
     }
 }
 
-/// A relevance-ranking policy (MODEL §5). One object serves one worker for one policy
-/// pair: `begin` starts each person; `rank` is called at every view of a stack with
-/// Smart Rotate on; `observe` follows every such view.
+/// A relevance-ranking policy (MODEL §5): orders a Smart Stack's members at each
+/// home-screen view, best first.
+///
+/// The order is a proposal. The rotation governor, a system rule applied under every
+/// ranking (`stack: rotation_limits:`), decides what is on top: it keeps a rotated-in
+/// widget held and then cooling down, never rotates in a widget whose relevance is
+/// ≤ 0, and limits how often each widget rotates in per 24 h. With `rotation_limits:
+/// none` the first member of the order is on top. ``ViewOutcome/top`` says which
+/// member the stack actually showed, and the missed-view reason codes of `reasons.csv`
+/// tell a miss the ranking caused (`outranked`, `no_signal`) from one the governor
+/// caused (`held`, `cooling_down`, `rotation_quota`, `vetoed_score`).
+///
+/// ## Lifetime
+/// One object serves one worker thread for one budget × ranking pair, and is reused
+/// for person after person: ``begin(members:stream:)`` starts each person;
+/// ``rank(_:history:order:)`` is called at every view of a stack with Smart Rotate on,
+/// and ``observe(_:history:)`` right after it with what the person did; donations
+/// arrive through ``observeDonation(member:at:hour:weekday:)``. Calls come in time
+/// order, from one thread: no locks are needed.
+///
+/// ## What it may read
+/// Its arguments, the ``StackHistory`` (the observable record of the person's
+/// donations, swipes, taps and relevance scores), and its own state. The
+/// ``ViewContext/groundTruthInterest`` the person's behaviour is drawn from is ground
+/// truth: only the built-in `oracle` (the ceiling every policy is compared with) may
+/// read it; a policy that does is not a policy a phone could run.
+///
+/// ## What it must not do
+/// `rank` and `observe` run at every view, millions of times per run. They must not
+/// allocate, lock, print, read files or build strings or dictionaries: keep
+/// per-member state in arrays sized in `begin` (keeping their storage from person to
+/// person) and sort with `Array.rankDescending(by:scratch:)`. Randomness comes only
+/// from the `stream` given to `begin`, so that runs are reproducible and a policy's
+/// draws never shift any other stream. It must not modify the history.
 public protocol RankingPolicy: AnyObject {
     /// A new person whose stack has `members` instances. `stream` is the policy's own
     /// random stream for this person (seeded apart from every exogenous stream).
+    /// Called once per person before any other call for that person; resets every
+    /// per-person state. O(members).
     func begin(members: Int, stream: RandomStream)
     /// Orders `order` best first. It arrives holding `0 ..< members` in the person's
-    /// order, and must leave a permutation of it.
+    /// order, and must leave a permutation of it. Called at every view of the stack:
+    /// expected O(members log members) or O(members²) for a stack of at most 10, no
+    /// allocation.
     func rank(_ view: ViewContext, history: StackHistory, order: inout [Int])
-    /// The observable result of the view just ranked.
+    /// The observable result of the view just ranked (already recorded in `history`):
+    /// which member was on top, whether the person swiped to another, whether they
+    /// tapped. Called after every `rank`: O(members) at most. Optional.
     func observe(_ outcome: ViewOutcome, history: StackHistory)
-    /// A session of `member`'s app donated its intent (already in `history`).
+    /// A session of `member`'s app donated its intent at `time` (local `hour` 0…23,
+    /// `weekday` Monday = 0), already recorded in `history`. O(1). Optional.
     func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int)
 }
 

@@ -219,7 +219,7 @@ public final class WorldBuilder {
                 let zone = travelZones[r.uniformInt(travelZones.count)]
                 let stay = max(Double(Milliseconds.hour), r.exponential(mean: Double(travel.meanStayMs)))
                 if t >= Double(end) { break }
-                trips.append((SimTime(t), SimTime(t + stay), zone))
+                trips.append((SimTime(t), CheckedTime.milliseconds(t + stay), zone))
                 t += stay
             }
         }
@@ -277,7 +277,7 @@ public final class WorldBuilder {
                     // Draw always: whether announced, and the latency.
                     let announced = pushDraws.bernoulli(c.pushFraction)
                     let latency = c.pushLatencySigma > 0
-                        ? SimTime(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                        ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
                         : fixedLatency
                     let arrival = t + latency
                     if announced && arrival < end { pushTimes.append(arrival) }
@@ -501,7 +501,7 @@ public final class WorldBuilder {
             let c = configurations.uniform()
             guard keep else { continue }  // no widget of interest at this hour, or thinned out
             let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
-            let stop = t + max(1, SimTime(length.rounded()))
+            let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
             sessions.append(SessionRecord(
                 start: t, end: stop, widget: Int32(widget), donates: donates,
                 donatedInstance: Int32(donations.target(of: widget, uniform: c)),
@@ -538,7 +538,7 @@ extension WorldBuilder {
             let nominal = midnight + SimTime((model.startHour * Double(Milliseconds.hour)).rounded())
                 - model.spreadMs / 2 + SimTime((shift * Double(model.spreadMs)).rounded(.down))
             let start = max(previousEnd, nominal)
-            let stop = min(end, nominal + max(1, SimTime(length.rounded())))
+            let stop = min(end, nominal + max(1, CheckedTime.milliseconds(length.rounded())))
             guard start < stop else { continue }
             if let last = w.standByEnds.last, last >= start {
                 w.standByEnds[w.standByEnds.count - 1] = stop  // runs into the next night's: one period
@@ -568,7 +568,7 @@ extension WorldBuilder {
                 let length = model.sigma > 0
                     ? r.logNormal(median: Double(model.medianMs), sigma: model.sigma)
                     : Double(model.medianMs)
-                let stop = t + max(1, SimTime(length.rounded()))
+                let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
                 w.audioStarts.append(WidgetMoment(time: t, widget: Int32(i)))
                 if stop < end { w.audioEnds.append(WidgetMoment(time: stop, widget: Int32(i))) }
             }
@@ -594,7 +594,7 @@ struct StackSums {
             best = max(best, l)
         }
         let all = noInterest + total
-        if all > 0 {
+        if all > 0, all.isFinite {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }

@@ -56,7 +56,7 @@ public struct Assembly {
 
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
     /// reasons.csv, widget_days.csv (when the blocks have rows), schema.json (the files
-    /// and columns written) and run.json into `folder`, each atomically.
+    /// and columns written) and run.json into `folder`: all of them or, on failure, none.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -82,6 +82,11 @@ public struct Assembly {
         }
         try open("schema.json").write(ReportSchema(files: schemas).json())
         try open("run.json").write(record.json())
+        // Every file complete on the disk before the first rename: running out of space
+        // or failing to write leaves the earlier report whole. `run.json` is renamed
+        // last: it marks the report finished.
+        for f in files { try f.finishWriting() }
         for f in files { try f.commit() }
+        OutputFolder.synchronize(folder)
     }
 }

@@ -97,7 +97,7 @@ public final class AtomicFile: @unchecked Sendable {
         defer { try? input.close() }
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
             do { try handle.write(contentsOf: chunk) } catch {
-                throw ReportError.cannotWrite(url.path, error.localizedDescription)
+                throw ReportError.cannotWrite(url.path, OutputFolder.reason(error))
             }
         }
     }
@@ -105,19 +105,35 @@ public final class AtomicFile: @unchecked Sendable {
     func flush() throws {
         guard !buffer.isEmpty else { return }
         do { try handle.write(contentsOf: buffer) } catch {
-            throw ReportError.cannotWrite(url.path, error.localizedDescription)
+            throw ReportError.cannotWrite(url.path, OutputFolder.reason(error))
         }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is buffered, then renames the file into place.
-    public func commit() throws {
+    var flushed = false
+
+    /// Writes what is buffered and flushes it to the disk, under the temporary name:
+    /// after this, only the rename of `commit` is left, and it cannot run out of space.
+    public func finishWriting() throws {
+        guard !flushed else { return }
         try flush()
-        try handle.synchronize()
-        try handle.close()
+        do {
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            throw ReportError.cannotWrite(url.path, OutputFolder.reason(error))
+        }
+        flushed = true
+    }
+
+    /// `finishWriting`, then renames the file into place.
+    public func commit() throws {
+        try finishWriting()
         finished = true
         if rename(temporary.path, url.path) != 0 {
-            throw ReportError.cannotWrite(url.path, String(cString: strerror(errno)))
+            let why = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReportError.cannotWrite(url.path, why)
         }
     }
 
@@ -125,7 +141,7 @@ public final class AtomicFile: @unchecked Sendable {
     public func abandon() {
         guard !finished else { return }
         finished = true
-        try? handle.close()
+        if !flushed { try? handle.close() }
         try? FileManager.default.removeItem(at: temporary)
     }
 

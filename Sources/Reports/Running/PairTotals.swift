@@ -44,6 +44,23 @@ public struct PairTotals: Sendable, Equatable {
         }
     }
 
+    /// `add(_:)`, refusing counts that would overflow a 64-bit total (which only a run
+    /// far beyond any sensible size reaches): the error names the person, day and widget.
+    public mutating func add(
+        _ c: PersonCounts, person: Int, replication: Int, pair: PolicyPair, widgets specs: [WidgetSpec]
+    ) throws(CountOverflow) {
+        for i in self.person.indices where self.person[i].addingReportingOverflow(c.person[i]).overflow {
+            throw CountOverflow(person: person, replication: replication, day: i / PersonCounter.count,
+                                widget: nil, pair: pair)
+        }
+        for i in widget.indices where widget[i].addingReportingOverflow(c.widget[i]).overflow {
+            let w = (i / WidgetCounter.count) % widgets
+            throw CountOverflow(person: person, replication: replication, day: i / (WidgetCounter.count * widgets),
+                                widget: specs.indices.contains(w) ? specs[w].id : "\(w)", pair: pair)
+        }
+        add(c)
+    }
+
     public mutating func add(_ other: PairTotals) {
         people += other.people
         for i in person.indices { person[i] += other.person[i] }
@@ -110,5 +127,21 @@ public struct PairTotals: Sendable, Equatable {
             if seen >= max(need, 1) { return k }
         }
         return reloadHistogram.count - 1
+    }
+}
+
+/// A total that no longer fits in 64 bits: where it happened.
+public struct CountOverflow: Error, CustomStringConvertible {
+    public var person: Int
+    public var replication: Int
+    public var day: Int
+    public var widget: String?
+    public var pair: PolicyPair
+    public var description: String {
+        let w = widget.map { ", widget `\($0)`" } ?? ""
+        return """
+            the counts of person \(person) (replication \(replication)), day \(day)\(w), under \(pair) exceed \
+            what a 64-bit total holds; run fewer people or days, or split the run into shards
+            """
     }
 }

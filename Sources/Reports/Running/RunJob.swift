@@ -15,6 +15,12 @@ public struct RunOptions: Sendable {
     public var resume: Bool = false
     /// Stop after this many blocks, leaving the run resumable (simulates an interruption).
     public var stopAfterBlocks: Int?
+    /// Replace what the folder holds (a finished report of another run, finished blocks
+    /// of an interrupted one) instead of refusing.
+    public var force: Bool = false
+    /// Asked before each person: true stops the run as soon as the blocks in progress
+    /// are set aside (Ctrl-C), leaving it resumable.
+    public var shouldStop: (@Sendable () -> Bool)?
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
@@ -51,6 +57,9 @@ public enum RunOutcome: Sendable {
     case shardWritten(blocks: Int, RunResult)
     /// Stopped early (see `RunOptions.stopAfterBlocks`); resume to finish.
     case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose run had already finished: nothing was done. The
+    /// text says when the report was written.
+    case alreadyFinished(String)
 }
 
 /// Runs a scenario and writes its reports, or one shard's parts.
@@ -60,6 +69,13 @@ public enum RunOutcome: Sendable {
 /// (the same code path a merge of shards takes), written under temporary names and
 /// renamed into place, and the parts are removed. A run that fails or is interrupted
 /// leaves any earlier report untouched and its finished blocks for `--resume`.
+///
+/// Before any work the folder is locked (one run at a time) and checked: a finished
+/// report of another run, or finished blocks of an interrupted one, are replaced only
+/// with `force`. At the end, every report file is written and flushed under a
+/// temporary name before the first is renamed into place (`run.json` last), and
+/// `parts/` is set aside in one rename before it is deleted: a kill at any moment
+/// leaves either `parts/` complete (resumable) or a complete report.
 public enum RunJob {
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
         let started = Date()
@@ -74,6 +90,12 @@ public enum RunJob {
 
         let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
         _ = try WorldBuilder(scenario: scenario)  // a scenario the model rejects leaves no trace
+        let lock = try OutputFolder.lock(folder)
+        defer { withExtendedLifetime(lock) {} }
+        OutputFolder.removeStaleFiles(in: folder)
+        if let done = try check(folder: folder, parts: parts, manifest: manifest, options: options) {
+            return .alreadyFinished(done)
+        }
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
         // Blocks finished by an earlier run, each checked against its checksums; a
         // damaged one is run again.
@@ -105,6 +127,7 @@ public enum RunJob {
         runner.widgetDays = options.widgetDays
         runner.onProgress = options.progress
         runner.stopAfterBlocks = options.stopAfterBlocks
+        runner.shouldStop = options.shouldStop
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
@@ -143,12 +166,49 @@ public enum RunJob {
         result.wallSeconds = wallSoFar()
         let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
         let assembled = Assembly(result: result, rowsFiles: rowsFiles)
-        var record = RunRecord(
+        let record = RunRecord(
             scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), result: assembled.result)
         try assembled.write(to: folder, record: record)
-        try? FileManager.default.removeItem(at: parts)
+        OutputFolder.removeParts(parts)
         return .finished(assembled.result)
+    }
+
+    /// Refuses to lose results: a finished report of another run, finished blocks that
+    /// a run without `--resume` would discard. Returns when the report was written if
+    /// `--resume` finds the run already finished (nothing to do).
+    static func check(folder: URL, parts: URL, manifest: RunManifest, options: RunOptions) throws -> String? {
+        let fm = FileManager.default
+        let hasParts = fm.fileExists(atPath: RunManifest.url(in: parts).path)
+        let finishedBlocks = hasParts ? OutputFolder.finishedBlocks(in: parts) : 0
+        let report = OutputFolder.finishedReport(
+            in: folder, scenarioText: manifest.scenarioText, overrides: manifest.overrides)
+        if options.resume {
+            if !hasParts, let report, report.sameRun, options.shard == nil {
+                return report.finished
+            }
+            if !hasParts, let report, !report.sameRun, !options.force {
+                throw RunRefusal("""
+                    nothing to resume in \(folder.path): it holds the finished report of another run \
+                    (scenario `\(report.scenarioName)`, finished \(report.finished)); run without --resume and \
+                    with --force to replace it, or give another --out folder to keep both
+                    """)
+            }
+            return nil
+        }
+        if finishedBlocks > 0, !options.force {
+            throw RunRefusal("""
+                \(folder.path) holds \(finishedBlocks) finished block\(finishedBlocks == 1 ? "" : "s") of an \
+                unfinished run; add --resume to finish that run, or --force to discard them and start over
+                """)
+        }
+        if !hasParts, let report, !report.sameRun, !options.force {
+            throw RunRefusal("""
+                \(folder.path) holds the finished report of another run (scenario `\(report.scenarioName)`, \
+                finished \(report.finished)); add --force to replace it, or give another --out folder to keep both
+                """)
+        }
+        return nil
     }
 
     /// Makes `parts` ready: kept for a resume of the same run, emptied otherwise.

@@ -76,6 +76,9 @@ public final class Runner: @unchecked Sendable {
     public var trace: (any TraceSink)?
     /// Stop taking new blocks once this many have finished (simulates an interruption).
     public var stopAfterBlocks: Int?
+    /// Asked before each person: true abandons the blocks in progress (they are not
+    /// written) and takes no new one.
+    public var shouldStop: (@Sendable () -> Bool)?
 
     public init(scenario: Scenario, threads: Int = 1) {
         self.scenario = scenario
@@ -90,6 +93,7 @@ public final class Runner: @unchecked Sendable {
     public func run(blocks: [BlockID]) throws -> RunResult {
         let s = scenario
         _ = try WorldBuilder(scenario: s)  // fail early, on this thread
+        try UnregisteredPolicy.check(s)
         let pairs = s.policyPairs
         let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
 
@@ -117,8 +121,8 @@ public final class Runner: @unchecked Sendable {
                     s.rankings.map { r in
                         PersonEngine(
                             scenario: s,
-                            budget: BudgetPolicies.named(b.name)!.make(b.parameters),
-                            ranking: RankingPolicies.named(r.name)!.make(r.parameters))
+                            budget: s.policies.budget(named: b.name)!.make(b.parameters),
+                            ranking: s.policies.ranking(named: r.name)!.make(r.parameters))
                     }
                 }
                 if let trace = self.trace {
@@ -133,7 +137,7 @@ public final class Runner: @unchecked Sendable {
                 var seconds = Array(repeating: 0.0, count: pairs.count)
                 while true {
                     let next: BlockID? = shared.withLock { st in
-                        guard st.failure == nil, st.next < blocks.count else { return nil }
+                        guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
                         if let limit = self.stopAfterBlocks, st.next >= limit { return nil }
                         st.next += 1
                         return blocks[st.next - 1]
@@ -151,7 +155,12 @@ public final class Runner: @unchecked Sendable {
                     }
                     defer { rowsFile?.abandon() }
                     var blockEvents: Int64 = 0
+                    var stopped = false
                     for person in self.plan.people(of: id.block) {
+                        if self.shouldStop?() == true {
+                            stopped = true
+                            break
+                        }
                         if let file = rowsFile, rowBytes.count >= 1 << 18 {
                             rowsChecksum.update(rowBytes)
                             try file.write(rowBytes)
@@ -162,13 +171,18 @@ public final class Runner: @unchecked Sendable {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
                             blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                            totals[p].add(counts)
+                            try totals[p].add(counts, person: person, replication: id.replication,
+                                              pair: pairs[p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
                             if rowsFile != nil {
                                 formatter.append(replication: id.replication, person: person, pair: p, counts, to: &rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }
+                    }
+                    if stopped {
+                        rowBytes.removeAll(keepingCapacity: true)
+                        break
                     }
                     for p in 0 ..< pairs.count { seconds[p] += blockSeconds[p] }
                     if let file = rowsFile {
@@ -210,6 +224,25 @@ public final class Runner: @unchecked Sendable {
             return RunResult(
                 scenario: s, pairs: pairs, replications: s.replications,
                 totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall, blockTotals: st.blockTotals)
+        }
+    }
+}
+
+/// A scenario names a policy its registry does not hold (a scenario built in code
+/// rather than read against that registry).
+public struct UnregisteredPolicy: Error, Sendable, CustomStringConvertible {
+    public var role: PolicyRole
+    public var name: String
+    public var description: String {
+        "\(role) policy `\(name)` is not registered in the scenario's policy registry (`Scenario.policies`)"
+    }
+
+    static func check(_ s: Scenario) throws(UnregisteredPolicy) {
+        for b in s.budgets where s.policies.budget(named: b.name) == nil {
+            throw UnregisteredPolicy(role: .budget, name: b.name)
+        }
+        for r in s.rankings where s.policies.ranking(named: r.name) == nil {
+            throw UnregisteredPolicy(role: .ranking, name: r.name)
         }
     }
 }

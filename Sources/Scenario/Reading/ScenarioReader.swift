@@ -17,11 +17,26 @@ final class ScenarioReader {
 
     // MARK: - Reporting
 
+    /// The most problems reported for one file; the rest are counted.
+    static let mostIssues = 100
+    var unreported = 0
+
     func report(_ message: String, line: Int, column: Int, path: String) {
+        if issues.count >= Self.mostIssues {
+            unreported += 1
+            return
+        }
+        // One line each, whatever a value quoted in it holds.
         issues.append(ScenarioIssue(
             file: file, line: line, column: column,
-            path: path.isEmpty ? ScenarioIssue.wholeFile : path, message: message))
+            path: path.isEmpty ? ScenarioIssue.wholeFile : Excerpt.line(path, limit: 200), message: Excerpt.line(message)))
     }
+
+    /// The node each value was read from, by path: where `RunGuard` findings are reported.
+    var nodes: [String: Node] = [:]
+
+    /// Durations that must fit within the run (checked once `days` is known).
+    var withinRun: [(node: Node, path: String, ms: Int64)] = []
 
     /// Reports `message` at `node`'s position (1:1 when the node carries none).
     func report(_ message: String, at node: Node?, path: String) {
@@ -34,7 +49,7 @@ final class ScenarioReader {
     /// The node as an error message quotes it: `` `text` ``, "nothing", "a list", "a mapping".
     static func found(_ node: Node) -> String {
         switch node {
-        case .scalar(let s): isNull(node) ? "nothing" : "`\(s.string)`"
+        case .scalar(let s): isNull(node) ? "nothing" : "`\(Excerpt.of(s.string))`"
         case .sequence: "a list"
         case .mapping: "a mapping"
         case .alias: "an alias"
@@ -67,6 +82,7 @@ final class ScenarioReader {
             report("expected \(what), got \(Self.found(node))" + Hints.forMapping(path, found: node), at: node, path: path)
             return nil
         }
+        nodes[path] = node
         var suggested: Set<String> = []
         var entries: [String: (key: Node, value: Node)] = [:]
         for (key, value) in pairs(of: mapping, path) {
@@ -77,6 +93,10 @@ final class ScenarioReader {
                 continue
             }
             guard keys.contains(name) else {
+                if issues.count >= Self.mostIssues {
+                    unreported += 1
+                    continue
+                }
                 report(unknown?(name) ?? Self.unknownKey(name, valid: keys), at: key, path: path.appending(key: name))
                 if let guess = Hints.nearestKey(name, in: keys) { suggested.insert(guess) }
                 continue
@@ -115,9 +135,9 @@ final class ScenarioReader {
 
     static func unknownKey(_ name: String, valid: [String]) -> String {
         if let guess = Hints.nearestKey(name, in: valid) {
-            return "unknown key `\(name)`; did you mean `\(guess)`?"
+            return "unknown key `\(Excerpt.of(name))`; did you mean `\(guess)`?"
         }
-        return "unknown key `\(name)`; valid keys: \(valid.joined(separator: ", "))"
+        return "unknown key `\(Excerpt.of(name))`; valid keys: \(valid.joined(separator: ", "))"
     }
 
     /// The value of a key the mapping must have; reports a missing one at the mapping,
@@ -135,6 +155,7 @@ final class ScenarioReader {
             report("expected \(what), got \(Self.found(node))", at: node, path: path)
             return nil
         }
+        nodes[path] = node
         return Array(sequence)
     }
 
@@ -150,10 +171,30 @@ final class ScenarioReader {
         return t
     }
 
+    /// Whether a scalar's text is at most `limit` characters and free of control
+    /// characters (reported otherwise).
+    func plainText(_ node: Node, _ path: String, limit: Int) -> Bool {
+        guard case .scalar(let s) = node else { return true }
+        if s.string.unicodeScalars.count > limit {
+            report("must be at most \(limit) characters, got \(s.string.unicodeScalars.count): \(Self.found(node))", at: node, path: path)
+            return false
+        }
+        if Excerpt.hasControl(s.string) {
+            report("must not hold control characters (line breaks, tabs, …), got \(Self.found(node))", at: node, path: path)
+            return false
+        }
+        return true
+    }
+
     /// Words: letters, digits, `-` and `_`, not empty (names that become folder names or
     /// CSV fields). `role` says why, for the message.
     func word(_ node: Node, _ path: String, allowing extra: Set<Character> = [], role: String = "") -> String? {
         guard let t = text(node, path) else { return nil }
+        if t.unicodeScalars.count > Bounds.nameLength {
+            report("must be at most \(Bounds.nameLength) characters\(role), got \(t.unicodeScalars.count): \(Self.found(node))",
+                   at: node, path: path)
+            return nil
+        }
         let allowed = t.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" || extra.contains($0) }
         if t.isEmpty || !allowed {
             let others = (["-", "_"] + extra.sorted().map(String.init)).map { "`\($0)`" }
@@ -164,25 +205,18 @@ final class ScenarioReader {
         return t
     }
 
-    enum NumberRule {
-        case any, positive, nonNegative, probability
-    }
-
-    /// A finite number, checked against `rule`.
+    /// A finite number within `rule` (see `Bounds`).
     func number(_ node: Node, _ path: String, _ rule: NumberRule = .any) -> Double? {
         guard let t = Self.scalarText(node), !Self.isNull(node), let v = Double(t), v.isFinite else {
             report("expected a number, got \(Self.found(node))", at: node, path: path)
             return nil
         }
-        switch rule {
-        case .any: return v
-        case .positive where v <= 0: report("must be positive, got \(t)", at: node, path: path)
-        case .nonNegative where v < 0: report("must not be negative, got \(t)", at: node, path: path)
-        case .probability where !(0 ... 1).contains(v):
-            report("must be a probability in 0…1, got \(t)", at: node, path: path)
-        default: return v
+        nodes[path] = node
+        if let problem = rule.problem(v, text: t) {
+            report(problem, at: node, path: path)
+            return nil
         }
-        return nil
+        return v
     }
 
     /// A whole number in `range`.
@@ -202,9 +236,10 @@ final class ScenarioReader {
             let above = value.map { $0 > range.upperBound } ?? !t.hasPrefix("-")
             let bounds = range.upperBound != Int.max ? "in \(range.lowerBound)…\(range.upperBound)"
                 : above ? "at most \(Int.max)" : "at least \(range.lowerBound)"
-            report("must be \(bounds), got \(t)", at: node, path: path)
+            report("must be \(bounds), got \(Excerpt.of(t))", at: node, path: path)
             return nil
         }
+        nodes[path] = node
         return value
     }
 
@@ -221,18 +256,35 @@ final class ScenarioReader {
 
     static let durationExpectation = "a duration with a unit (ms, s, m, h, d)"
 
-    /// A duration with a unit, in milliseconds; `positive` refuses 0.
-    func duration(_ node: Node, _ path: String, positive: Bool) -> Int64? {
+    /// A duration with a unit, in milliseconds; `positive` refuses 0, `minimum` shorter
+    /// ones. With `withinRun` it must also be at most the run's length (checked when the
+    /// scenario's `days` is known, see `checkWithinRun`).
+    func duration(_ node: Node, _ path: String, positive: Bool, minimum: Int64 = 0, withinRun: Bool = false) -> Int64? {
         guard let t = Self.scalarText(node), !Self.isNull(node), let ms = Self.durationMs(t) else {
             report("expected \(Self.durationExpectation), got \(Self.found(node))" + Hints.forDuration(Self.scalarText(node) ?? ""),
                    at: node, path: path)
             return nil
         }
         if positive, ms <= 0 {
-            report("must be positive, got \(t)", at: node, path: path)
+            report("must be positive, got \(Excerpt.of(t))", at: node, path: path)
             return nil
         }
+        if ms < minimum {
+            report("must be at least \(DurationText.format(minimum)), got \(Excerpt.of(t))", at: node, path: path)
+            return nil
+        }
+        nodes[path] = node
+        if withinRun { self.withinRun.append((node, path, ms)) }
         return ms
+    }
+
+    /// Reports every duration read with `withinRun` that is longer than `days` days.
+    func checkWithinRun(days: Int) {
+        let span = Int64(days) * Milliseconds.day
+        for (node, path, ms) in withinRun where ms > span {
+            report("must be at most the run's length (\(DurationText.format(span)), from `days: \(days)`), got \(DurationText.format(ms))",
+                   at: node, path: path)
+        }
     }
 
     /// The longest duration a file may give: about 100 000 years, far inside `Int64` ms.
@@ -275,7 +327,7 @@ final class ScenarioReader {
         }
         var values: [Double] = []
         for (i, item) in sequence.enumerated() {
-            if let v = number(item, path.appending(index: i), .nonNegative) { values.append(v) }
+            if let v = number(item, path.appending(index: i), Bounds.weight) { values.append(v) }
         }
         return values.count == count ? values : nil
     }

@@ -2,6 +2,8 @@
 enum Suggestions {
     /// The largest edit distance that still counts as a likely typo.
     static let maximumDistance = 3
+    /// Longer words are never compared: no name a scenario uses is this long.
+    static let longestWord = 64
 
     /// Levenshtein distance between `a` and `b`, ignoring case.
     static func distance(_ a: String, _ b: String) -> Int {
@@ -24,9 +26,13 @@ enum Suggestions {
     /// The candidate nearest to `word` (the first of equals, in `candidates` order), or nil
     /// when none is within `maximumDistance` edits, or when reaching it would mean
     /// rewriting the whole word.
+    /// Only candidates of a similar length (within `maximumDistance`) are compared, and
+    /// a word longer than `longestWord` is compared with none: the work is bounded
+    /// whatever the input.
     static func nearest(to word: String, in candidates: [String]) -> String? {
+        guard word.count <= longestWord else { return nil }
         var best: (name: String, distance: Int)? = nil
-        for c in candidates {
+        for c in candidates where abs(c.count - word.count) <= maximumDistance {
             let d = distance(word, c)
             if d < (best?.distance ?? Int.max) { best = (c, d) }
         }
@@ -44,8 +50,8 @@ enum Suggestions {
     static func unknown(_ what: String, _ word: String, valid: [String]) -> String {
         let list = valid.joined(separator: ", ")
         if let guess = nearest(to: word, in: valid) {
-            return "unknown \(what) `\(word)`; did you mean `\(guess)`? Valid: \(list)"
+            return "unknown \(what) `\(Excerpt.of(word))`; did you mean `\(guess)`? Valid: \(list)"
         }
-        return "unknown \(what) `\(word)`; valid: \(list)"
+        return "unknown \(what) `\(Excerpt.of(word))`; valid: \(list)"
     }
 }

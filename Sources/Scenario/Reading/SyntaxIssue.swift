@@ -5,7 +5,7 @@ enum SyntaxIssue {
     static func issue(for error: any Error, file: String, yaml: String) -> ScenarioIssue {
         func at(_ line: Int, _ column: Int, _ message: String) -> ScenarioIssue {
             ScenarioIssue(file: file, line: line, column: column, path: ScenarioIssue.wholeFile,
-                          message: "invalid YAML: " + message)
+                          message: Excerpt.line("invalid YAML: " + message, limit: 500))
         }
         func located(_ problem: String, _ mark: Mark, _ context: YamlError.Context?) -> ScenarioIssue {
             var message = problem
@@ -24,7 +24,7 @@ enum SyntaxIssue {
             let (line, column) = position(ofCharacter: offset ?? 0, in: yaml)
             return at(line, column, problem)
         case .duplicatedKeysInMapping(let duplicates, let context):
-            let keys = duplicates.map { "`\($0)`" }.joined(separator: ", ")
+            let keys = duplicates.prefix(5).map { "`\(Excerpt.of(String(describing: $0)))`" }.joined(separator: ", ")
             return at(context.mark.line, context.mark.column,
                       "key \(keys) appears more than once in one mapping")
         default:

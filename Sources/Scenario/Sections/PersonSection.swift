@@ -14,9 +14,9 @@ extension ScenarioReader {
     func person(_ node: Node, _ path: String) -> PersonModel {
         var model = PersonModel()
         guard let f = fields(node, path, keys: Self.personKeys, nullIsEmpty: true) else { return model }
-        if let v = f.read("views_per_day", perPersonRate) { model.viewsPerDay = v }
+        if let v = f.read("views_per_day", { perPersonRate($0, $1, Bounds.viewsPerDay) }) { model.viewsPerDay = v }
         if let v = f.read("view_profile", profile) { model.viewProfile = v }
-        if let v = f.read("sessions_per_day", perPersonRate) { model.sessionsPerDay = v }
+        if let v = f.read("sessions_per_day", { perPersonRate($0, $1, Bounds.sessionsPerDay) }) { model.sessionsPerDay = v }
         if let v = f.read("session_profile", profile) { model.sessionProfile = v }
         if let node = f["session_length"] {
             let (median, sigma) = logNormal(node, f.path("session_length"),
@@ -25,7 +25,7 @@ extension ScenarioReader {
             model.sessionSigma = sigma
         }
         if let v = f.read("donation_probability", { number($0, $1, .probability) }) { model.donationProbability = v }
-        if let v = f.read("no_interest", { number($0, $1, .nonNegative) }) { model.noInterest = v }
+        if let v = f.read("no_interest", { number($0, $1, Bounds.noInterest) }) { model.noInterest = v }
         if let v = f.read("swipe_probability", { number($0, $1, .probability) }) { model.swipeProbability = v }
         if let v = f.read("tap_probability", { number($0, $1, .probability) }) { model.tapProbability = v }
         if let v = f.read("push_while_foreground_is_free", flag) { model.pushWhileForegroundIsFree = v }
@@ -37,7 +37,7 @@ extension ScenarioReader {
                 model.backgroundPushesPerHour = Int(v)
             }
         }
-        if let v = f.read("environment_changes_per_day", { number($0, $1, .nonNegative) }) {
+        if let v = f.read("environment_changes_per_day", { number($0, $1, Bounds.environmentChangesPerDay) }) {
             model.environmentChangesPerDay = v
         }
         if let v = f.read("travel", travel) { model.travel = v }
@@ -69,19 +69,19 @@ extension ScenarioReader {
         if let node = f["length"] {
             (model.medianMs, model.sigma) = logNormal(node, f.path("length"), defaults: (model.medianMs, model.sigma))
         }
-        if let v = f.read("views_per_hour", { number($0, $1, .nonNegative) }) { model.viewsPerHour = v }
+        if let v = f.read("views_per_hour", { number($0, $1, Bounds.standByViewsPerHour) }) { model.viewsPerHour = v }
         return issues.count == before ? model : nil
     }
 
     /// A per-person rate: a plain number (everyone the same), or `{mean, cv}` where `cv`
     /// defaults to 0. The mean must be positive, the cv not negative.
-    func perPersonRate(_ node: Node, _ path: String) -> PerPersonRate? {
+    func perPersonRate(_ node: Node, _ path: String, _ rule: NumberRule) -> PerPersonRate? {
         if case .scalar = node {
-            return number(node, path, .positive).map { PerPersonRate(mean: $0) }
+            return number(node, path, rule).map { PerPersonRate(mean: $0) }
         }
         guard let f = fields(node, path, keys: ["mean", "cv"], what: "a number or {mean, cv}") else { return nil }
-        let mean = required("mean", in: f).flatMap { number($0, f.path("mean"), .positive) }
-        let cv = f.read("cv") { number($0, $1, .nonNegative) }
+        let mean = required("mean", in: f).flatMap { number($0, f.path("mean"), rule) }
+        let cv = f.read("cv") { number($0, $1, Bounds.coefficientOfVariation) }
         guard let mean else { return nil }
         return PerPersonRate(mean: mean, cv: cv ?? PerPersonRate(mean: mean).cv)
     }
@@ -91,7 +91,7 @@ extension ScenarioReader {
     func logNormal(_ node: Node, _ path: String, defaults: (Int64, Double)) -> (Int64, Double) {
         guard let f = fields(node, path, keys: ["median", "sigma"], what: "{median, sigma}") else { return defaults }
         let median = f.read("median") { duration($0, $1, positive: true) }
-        let sigma = f.read("sigma") { number($0, $1, .nonNegative) }
+        let sigma = f.read("sigma") { number($0, $1, Bounds.sigma) }
         return (median ?? defaults.0, sigma ?? defaults.1)
     }
 
@@ -99,17 +99,19 @@ extension ScenarioReader {
     func travel(_ node: Node, _ path: String) -> TravelModel? {
         guard let f = fields(node, path, keys: ["trips_per_day", "zones", "mean_stay"],
                              what: "{trips_per_day, zones, mean_stay}") else { return nil }
-        let trips = required("trips_per_day", in: f).flatMap { number($0, f.path("trips_per_day"), .positive) }
+        let trips = required("trips_per_day", in: f).flatMap { number($0, f.path("trips_per_day"), Bounds.tripsPerDay) }
         var zones: [String]? = nil
         if let node = required("zones", in: f), let items = list(node, f.path("zones"), what: "a list of time zones") {
             if items.isEmpty {
                 report("must name at least one time zone", at: node, path: f.path("zones"))
+            } else if items.count > Bounds.travelZones {
+                report("must name at most \(Bounds.travelZones) time zones, got \(items.count)", at: node, path: f.path("zones"))
             } else {
                 let read = items.enumerated().compactMap { timeZone($1, f.path("zones").appending(index: $0)) }
                 if read.count == items.count { zones = read }
             }
         }
-        let stay = required("mean_stay", in: f).flatMap { duration($0, f.path("mean_stay"), positive: true) }
+        let stay = required("mean_stay", in: f).flatMap { duration($0, f.path("mean_stay"), positive: true, withinRun: true) }
         guard let trips, let zones, let stay else { return nil }
         return TravelModel(tripsPerDay: trips, zones: zones, meanStayMs: stay)
     }

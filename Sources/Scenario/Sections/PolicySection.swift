@@ -9,14 +9,14 @@ struct PolicyCatalog {
     var names: [String]
     var parameters: (String) -> [ParameterSpec]?
 
-    static var budgets: PolicyCatalog {
-        PolicyCatalog(role: "budget", names: BudgetPolicies.all.map(\.name),
-                      parameters: { BudgetPolicies.named($0)?.parameters })
+    static func budgets(_ registry: PolicyRegistry) -> PolicyCatalog {
+        PolicyCatalog(role: "budget", names: registry.budgets.map(\.name),
+                      parameters: { registry.budget(named: $0)?.parameters })
     }
 
-    static var rankings: PolicyCatalog {
-        PolicyCatalog(role: "ranking", names: RankingPolicies.all.map(\.name),
-                      parameters: { RankingPolicies.named($0)?.parameters })
+    static func rankings(_ registry: PolicyRegistry) -> PolicyCatalog {
+        PolicyCatalog(role: "ranking", names: registry.rankings.map(\.name),
+                      parameters: { registry.ranking(named: $0)?.parameters })
     }
 }
 
@@ -33,6 +33,10 @@ extension ScenarioReader {
     func policies(_ node: Node, _ path: String, catalog: PolicyCatalog) -> [PolicyEntry] {
         guard let items = list(node, path, what: "a list of \(catalog.role) policies") else { return [] }
         if items.isEmpty { report("must list at least one \(catalog.role) policy", at: node, path: path) }
+        if items.count > Bounds.policies {
+            report("must list at most \(Bounds.policies) \(catalog.role) policies, got \(items.count)", at: node, path: path)
+            return []
+        }
         var entries: [PolicyEntry] = []
         var firstUse: [String: Node] = [:]
         for (i, item) in items.enumerated() {
@@ -56,6 +60,7 @@ extension ScenarioReader {
 
     /// One policy item, with the node and path its label comes from (for duplicates).
     func policy(_ node: Node, _ path: String, catalog: PolicyCatalog) -> (PolicyEntry, Node, String) {
+        nodes[path] = node
         // The short form: just a name.
         if case .scalar = node {
             guard let name = policyName(node, path, catalog: catalog) else { return (PolicyEntry(), node, path) }
@@ -75,6 +80,7 @@ extension ScenarioReader {
             ?? given.compactMap { Self.scalarText($0.key) }  // unknown policy: its parameters are unknown too
         let f = fields(node, path, keys: keys, unknown: { key in
             let guess = Suggestions.didYouMean(key, in: keys)
+            let key = Excerpt.of(key)
             if !guess.isEmpty { return "unknown parameter `\(key)` of \(catalog.role) policy `\(name ?? "")`\(guess)" }
             if specs?.isEmpty ?? true {
                 return "unknown parameter `\(key)`: \(catalog.role) policy `\(name ?? "")` takes none"
@@ -130,7 +136,7 @@ extension ScenarioReader {
         case .count(let range):
             if let v = Double(t), v.isFinite {
                 if abs(v) > Self.maximumCount {
-                    report("\(t) is outside \(range.lowerBound)…\(range.upperBound)", at: node, path: path)
+                    report("\(Excerpt.of(t)) is outside \(range.lowerBound)…\(range.upperBound)", at: node, path: path)
                     return nil
                 }
                 value = .number(v)
@@ -156,6 +162,7 @@ extension ScenarioReader {
             report(problem, at: node, path: path)
             return nil
         }
+        nodes[path] = node
         return value
     }
 
@@ -170,7 +177,7 @@ extension ScenarioReader {
             let labels = entries.compactMap(\.label)
             // Only when every entry's label could be read is an unknown label surely undefined.
             if labels.contains(t) || labels.count < entries.count { return t }
-            var message = "\(key) label `\(t)` is not defined"
+            var message = "\(key) label `\(Excerpt.of(t))` is not defined"
             if let guess = Suggestions.nearest(to: t, in: labels) {
                 message += "; did you mean `\(guess)`? Labels: "
             } else {

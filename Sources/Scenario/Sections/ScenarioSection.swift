@@ -9,9 +9,6 @@ extension ScenarioReader {
         "time_zone", "generator", "person", "widgets", "stack", "budgets", "rankings", "baseline",
     ]
 
-    /// The longest run a file may ask for (keeps every simulated instant far inside Int64 ms).
-    static let maximumDays = 100_000
-
     /// Reads the whole scenario; nil when anything was wrong (every problem reported).
     func scenario(_ root: Node, budgets budgetCatalog: PolicyCatalog, rankings rankingCatalog: PolicyCatalog) -> Scenario? {
         guard let f = fields(root, "", keys: Self.topLevelKeys, what: "a mapping of scenario settings") else {
@@ -20,15 +17,22 @@ extension ScenarioReader {
         let name = required("name", in: f).flatMap {
             word($0, f.path("name"), role: " (it names the report folder)")
         }
-        let description = f.read("description") { text($0, $1) }
+        let description = f.read("description") { node, path -> String? in
+            guard let t = text(node, path) else { return nil }
+            guard t.unicodeScalars.count <= Bounds.descriptionLength else {
+                report("must be at most \(Bounds.descriptionLength) characters, got \(t.unicodeScalars.count)", at: node, path: path)
+                return nil
+            }
+            return t
+        }
         let seed = required("seed", in: f).flatMap { self.seed($0, f.path("seed")) }
-        let days = required("days", in: f).flatMap { whole($0, f.path("days"), in: 1 ... Self.maximumDays) }
+        let days = required("days", in: f).flatMap { whole($0, f.path("days"), in: Bounds.days) }
         let warmupDays = f.read("warmup_days") { whole($0, $1, in: 0 ... Int.max) }
         if let warmupDays, let days, warmupDays >= days, let node = f["warmup_days"] {
             report("must be less than days (\(days)), got \(warmupDays)", at: node, path: f.path("warmup_days"))
         }
-        let replications = f.read("replications") { whole($0, $1, in: 1 ... Int.max) }
-        let people = required("people", in: f).flatMap { whole($0, f.path("people"), in: 1 ... Int.max) }
+        let replications = f.read("replications") { whole($0, $1, in: Bounds.replications) }
+        let people = required("people", in: f).flatMap { whole($0, f.path("people"), in: Bounds.people) }
         let start = required("start", in: f).flatMap { date($0, f.path("start")) }
         let timeZone = required("time_zone", in: f).flatMap { self.timeZone($0, f.path("time_zone")) }
         let generator = f.read("generator") {
@@ -41,6 +45,7 @@ extension ScenarioReader {
         let rankings = required("rankings", in: f).map { policies($0, f.path("rankings"), catalog: rankingCatalog) } ?? []
         let baseline = f.read("baseline") { self.baseline($0, $1, budgets: budgets, rankings: rankings) }
 
+        if let days { checkWithinRun(days: days) }
         guard issues.isEmpty, let name, let seed, let days, let people, let start, let timeZone, let stack
         else { return nil }
         let widgetSpecs = widgets.compactMap(\.spec)
@@ -59,13 +64,29 @@ extension ScenarioReader {
         if let warmupDays { scenario.warmupDays = warmupDays }
         if let replications { scenario.replications = replications }
         if let generator { scenario.generator = generator }
-        return scenario
+        for finding in RunGuard.check(scenario) {
+            let node = finding.paths.lazy.compactMap { self.node(near: $0) }.first ?? root
+            report(finding.message, at: node, path: finding.paths.first ?? "")
+        }
+        return issues.isEmpty ? scenario : nil
     }
 
-    /// A whole number in 0…2^64 − 1.
+    /// The node read at `path`, or at the nearest enclosing path that was read.
+    func node(near path: String) -> Node? {
+        var p = path
+        while !p.isEmpty {
+            if let n = nodes[p] { return n }
+            if let n = nodes[p + ".mean"] { return n }
+            guard let cut = p.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
+            p = String(p[..<cut])
+        }
+        return nil
+    }
+
+    /// A whole number in 0…2^63 − 1 (a 64-bit signed integer that is not negative).
     func seed(_ node: Node, _ path: String) -> UInt64? {
-        if let t = Self.scalarText(node), let v = UInt64(t) { return v }
-        report("expected a whole number in 0…\(UInt64.max), got \(Self.found(node))", at: node, path: path)
+        if let t = Self.scalarText(node), let v = UInt64(t), v <= Bounds.largestSeed { return v }
+        report("expected a whole number in 0…\(Bounds.largestSeed), got \(Self.found(node))", at: node, path: path)
         return nil
     }
 }

@@ -122,7 +122,7 @@ extension ScenarioReader {
             guard let id = text(item, itemPath, what: "a widget id") else { continue }
             guard let index = widgets.firstIndex(where: { $0.id == id }) else {
                 if idsComplete {
-                    var message = "widget `\(id)` is not defined"
+                    var message = "widget `\(Excerpt.of(id))` is not defined"
                     if let guess = Suggestions.nearest(to: id, in: ids) {
                         message += "; did you mean `\(guess)`?"
                     } else {

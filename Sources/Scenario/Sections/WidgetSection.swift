@@ -1,3 +1,4 @@
+import Foundation
 import WidgetSimModel
 import Yams
 
@@ -33,6 +34,10 @@ extension ScenarioReader {
     func widgets(_ node: Node, _ path: String) -> [WidgetEntry] {
         guard let items = list(node, path, what: "a list of widgets") else { return [] }
         if items.isEmpty { report("must list at least one widget", at: node, path: path) }
+        if items.count > Bounds.widgets {
+            report("must list at most \(Bounds.widgets) widgets, got \(items.count)", at: node, path: path)
+            return []
+        }
         var entries: [WidgetEntry] = []
         var firstUse: [String: Node] = [:]
         for (i, item) in items.enumerated() {
@@ -108,14 +113,22 @@ extension ScenarioReader {
             return nil
         }
         var result: [String: String] = [:]
+        if mapping.count > Bounds.configurationEntries {
+            report("must have at most \(Bounds.configurationEntries) parameters, got \(mapping.count)", at: node, path: path)
+            return nil
+        }
+        let before = issues.count
         for (key, value) in mapping {
-            guard let name = Self.scalarText(key) else {
-                report("expected a key name, got \(Self.found(key))", at: key, path: path)
+            guard let name = Self.scalarText(key), plainText(key, path, limit: Bounds.nameLength) else {
+                if Self.scalarText(key) == nil { report("expected a key name, got \(Self.found(key))", at: key, path: path) }
                 continue
             }
-            if let v = text(value, path.appending(key: name)) { result[name] = v }
+            let valuePath = path.appending(key: name)
+            if let v = text(value, valuePath), plainText(value, valuePath, limit: Bounds.configurationTextLength) {
+                result[name] = v
+            }
         }
-        return result
+        return issues.count == before ? result : nil
     }
 
     /// `donated_configurations: [{configuration: {…}, weight: W}, …]`: at least one,
@@ -126,12 +139,16 @@ extension ScenarioReader {
             report("must list at least one configuration", at: node, path: path)
             return nil
         }
+        if items.count > Bounds.donatedConfigurations {
+            report("must list at most \(Bounds.donatedConfigurations) configurations, got \(items.count)", at: node, path: path)
+            return nil
+        }
         let read: [DonatedConfiguration] = items.enumerated().compactMap { i, item in
             let itemPath = path.appending(index: i)
             guard let f = fields(item, itemPath, keys: ["configuration", "weight"], what: "{configuration, weight}")
             else { return nil }
             let configuration = required("configuration", in: f).flatMap { self.configuration($0, f.path("configuration")) }
-            let weight = f.read("weight") { number($0, $1, .positive) }
+            let weight = f.read("weight") { number($0, $1, Bounds.donationWeight) }
             guard let configuration, weight != nil || f["weight"] == nil else { return nil }
             return DonatedConfiguration(configuration, weight: weight ?? 1)
         }
@@ -142,7 +159,7 @@ extension ScenarioReader {
     func audioSessions(_ node: Node, _ path: String) -> AudioSessionModel? {
         guard let f = fields(node, path, keys: ["per_day", "profile", "length"], what: "{per_day, profile, length}")
         else { return nil }
-        guard let perDay = required("per_day", in: f).flatMap({ number($0, f.path("per_day"), .positive) }) else {
+        guard let perDay = required("per_day", in: f).flatMap({ number($0, f.path("per_day"), Bounds.audioSessionsPerDay) }) else {
             return nil
         }
         var model = AudioSessionModel(perDay: perDay)
@@ -157,12 +174,8 @@ extension ScenarioReader {
     func reloadCost(_ node: Node, _ path: String) -> (milli: Int64?, network: Bool?)? {
         guard let f = fields(node, path, keys: ["energy", "network"], what: "{energy, network}") else { return nil }
         var milli: Int64? = nil
-        if let node = f["energy"], let energy = number(node, f.path("energy"), .nonNegative) {
-            if energy > 1e12 {
-                report("must be at most 1000000000000, got \(Self.scalarText(node) ?? "")", at: node, path: f.path("energy"))
-            } else {
-                milli = Int64((energy * 1000).rounded())
-            }
+        if let node = f["energy"], let energy = number(node, f.path("energy"), Bounds.energy) {
+            milli = Int64((energy * 1000).rounded())
         }
         return (milli, f.read("network", flag))
     }
@@ -173,10 +186,14 @@ extension ScenarioReader {
 
     func interest(_ node: Node, _ path: String) -> InterestSpec? {
         guard let f = fields(node, path, keys: Self.interestKeys, what: "an interest mapping") else { return nil }
-        let base = required("base", in: f).flatMap { number($0, f.path("base"), .positive) }
+        let base = required("base", in: f).flatMap { number($0, f.path("base"), Bounds.interestLevel) }
         var spec = InterestSpec(base: base ?? 1)
         if let v = f.read("hourly", profile) { spec.hourly = v }
         if let node = f["peaks"], let items = list(node, f.path("peaks"), what: "a list of peaks") {
+            if items.count > Bounds.peaks {
+                report("must list at most \(Bounds.peaks) peaks, got \(items.count)", at: node, path: f.path("peaks"))
+                return nil
+            }
             let peaks = items.enumerated().compactMap { peak($1, f.path("peaks").appending(index: $0)) }
             if peaks.count == items.count { spec.peaks = peaks }
         }
@@ -187,7 +204,22 @@ extension ScenarioReader {
         if let node = f["around_scheduled"] {
             spec.aroundScheduled = burst(node, f.path("around_scheduled"), before: true)
         }
-        return base == nil ? nil : spec
+        guard base != nil else { return nil }
+        // The product of the factors, at its largest, must stay finite and in bounds.
+        var largest = 0.0
+        for weekday in 0 ..< 7 {
+            for hour in 0 ..< 24 { largest = max(largest, spec.base * spec.factor(hour: hour, weekday: weekday)) }
+        }
+        largest *= max(1, spec.afterPush?.factor ?? 1, spec.aroundScheduled?.factor ?? 1)
+        if !(largest <= Bounds.largestInterest) {
+            report("""
+                interest reaches \(largest.isFinite ? String(format: "%.3g", largest) : "infinity") at its largest \
+                (base × hourly × peaks × weekday × burst), above the bound \(Bounds.largestInterest.trimmedText); \
+                lower `base` or the factors
+                """, at: node, path: path)
+            return nil
+        }
+        return spec
     }
 
     /// `{hour, width_hours, factor}`: hour 0…23 and factor > 0 required.
@@ -196,7 +228,7 @@ extension ScenarioReader {
                              what: "{hour, width_hours, factor}") else { return nil }
         let hour = required("hour", in: f).flatMap { whole($0, f.path("hour"), in: 0 ... 23) }
         let width = f.read("width_hours") { whole($0, $1, in: 0 ... 12) }
-        let factor = required("factor", in: f).flatMap { number($0, f.path("factor"), .positive) }
+        let factor = required("factor", in: f).flatMap { number($0, f.path("factor"), Bounds.factor) }
         guard let hour, let factor, width != nil || f["width_hours"] == nil else { return nil }
         var peak = InterestPeak(hour: hour, factor: factor)
         if let width { peak.widthHours = width }
@@ -207,10 +239,12 @@ extension ScenarioReader {
     func burst(_ node: Node, _ path: String, before hasBefore: Bool) -> Burst? {
         let keys = hasBefore ? ["factor", "before", "after"] : ["factor", "after"]
         guard let f = fields(node, path, keys: keys, what: "{\(keys.joined(separator: ", "))}") else { return nil }
-        let factor = required("factor", in: f).flatMap { number($0, f.path("factor"), .positive) }
+        let factor = required("factor", in: f).flatMap { number($0, f.path("factor"), Bounds.factor) }
         var beforeMs: Int64? = 0
         if hasBefore { beforeMs = required("before", in: f).flatMap { duration($0, f.path("before"), positive: false) } }
-        let afterMs = required("after", in: f).flatMap { duration($0, f.path("after"), positive: !hasBefore) }
+        let afterMs = required("after", in: f).flatMap {
+            duration($0, f.path("after"), positive: !hasBefore, minimum: hasBefore ? 0 : Bounds.shortestInterval)
+        }
         guard let factor, let beforeMs, let afterMs else { return nil }
         if beforeMs == 0, afterMs == 0 {
             report("`before` and `after` cannot both be 0", at: node, path: path)
@@ -224,8 +258,8 @@ extension ScenarioReader {
     func timeline(_ node: Node, _ path: String) -> TimelineSpec? {
         guard let f = fields(node, path, keys: ["horizon", "entry_spacing", "reload"],
                              what: "a timeline mapping") else { return nil }
-        let horizon = required("horizon", in: f).flatMap { duration($0, f.path("horizon"), positive: true) }
-        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true) }
+        let horizon = required("horizon", in: f).flatMap { duration($0, f.path("horizon"), positive: true, withinRun: true) }
+        let spacing = f.read("entry_spacing") { duration($0, $1, positive: true, minimum: Bounds.shortestInterval) }
         let reload = f.read("reload", reloadPolicy)
         guard let horizon, spacing != nil || f["entry_spacing"] == nil, reload != nil || f["reload"] == nil
         else { return nil }
@@ -238,7 +272,9 @@ extension ScenarioReader {
     func reloadPolicy(_ node: Node, _ path: String) -> ReloadPolicy? {
         if case .mapping = node {
             guard let f = fields(node, path, keys: ["after"]) else { return nil }
-            return required("after", in: f).flatMap { duration($0, f.path("after"), positive: true) }.map { .after($0) }
+            return required("after", in: f).flatMap {
+                duration($0, f.path("after"), positive: true, minimum: Bounds.shortestInterval)
+            }.map { .after($0) }
         }
         switch Self.scalarText(node) {
         case "at_end": return .atEnd
@@ -263,10 +299,10 @@ extension ScenarioReader {
         var spec = ContentSpec()
         guard let f = fields(node, path, keys: Self.contentKeys, what: "a content mapping", nullIsEmpty: true)
         else { return nil }
-        if let v = f.read("periodic", { duration($0, $1, positive: true) }) { spec.periodicMs = v }
-        if let v = f.read("scheduled_per_day", { number($0, $1, .nonNegative) }) { spec.scheduledPerDay = v }
+        if let v = f.read("periodic", { duration($0, $1, positive: true, minimum: Bounds.shortestInterval) }) { spec.periodicMs = v }
+        if let v = f.read("scheduled_per_day", { number($0, $1, Bounds.scheduledPerDay) }) { spec.scheduledPerDay = v }
         if let v = f.read("scheduled_profile", profile) { spec.scheduledProfile = v }
-        if let v = f.read("random_per_day", { number($0, $1, .nonNegative) }) { spec.randomPerDay = v }
+        if let v = f.read("random_per_day", { number($0, $1, Bounds.randomPerDay) }) { spec.randomPerDay = v }
         if let v = f.read("random_profile", profile) { spec.randomProfile = v }
         if let v = f.read("push_fraction", { number($0, $1, .probability) }) { spec.pushFraction = v }
         if let node = f["push_latency"] {
@@ -317,10 +353,10 @@ extension ScenarioReader {
             }
             score = levels?.map(\.score).max()
         } else {
-            score = required("score", in: f).flatMap { number($0, f.path("score")) }
+            score = required("score", in: f).flatMap { number($0, f.path("score"), Bounds.score) }
         }
         guard let levels else { return nil }
-        let baseline = f.read("baseline") { number($0, $1) }
+        let baseline = f.read("baseline") { number($0, $1, Bounds.score) }
         let lead = f.read("lead") { duration($0, $1, positive: false) }
         var span: Int64? = nil
         if model.name != "constant" {
@@ -349,11 +385,15 @@ extension ScenarioReader {
             report("must list at least one level", at: node, path: path)
             return nil
         }
+        if items.count > Bounds.relevanceLevels {
+            report("must list at most \(Bounds.relevanceLevels) levels, got \(items.count)", at: node, path: path)
+            return nil
+        }
         var levels: [RelevanceLevel] = []
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             guard let f = fields(item, p, keys: ["score", "share"], what: "{score, share}") else { continue }
-            let score = required("score", in: f).flatMap { number($0, f.path("score")) }
+            let score = required("score", in: f).flatMap { number($0, f.path("score"), Bounds.score) }
             let shareNode = required("share", in: f)
             var share = shareNode.flatMap { number($0, f.path("share"), .probability) }
             if let v = share, v <= 0, let shareNode {

@@ -1,0 +1,3 @@
+import WidgetSimCLI
+
+WidgetSimCLI.main()

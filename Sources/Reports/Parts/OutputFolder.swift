@@ -1,0 +1,143 @@
+import Foundation
+import WidgetSimModel
+
+/// A run's output folder as the run finds it, and the rules that keep results safe in
+/// it: one run at a time (an advisory lock), nothing finished overwritten without
+/// `--force`, and stale temporary files of earlier runs removed.
+///
+/// The folder's own files are the reports (`summary.csv`, …, `run.json`, written last),
+/// `parts/` while a run is unfinished, and `.widgetsim.lock`. Temporary files are hidden
+/// (`.NAME.partial-PID`, `.parts-old-PID`): under the lock, any such file belongs to a
+/// run that was killed, and is removed.
+public enum OutputFolder {
+    public static let lockName = ".widgetsim.lock"
+
+    /// An open, locked output folder; the lock lasts as long as this object.
+    public final class Lock: @unchecked Sendable {
+        let descriptor: Int32
+        init(descriptor: Int32) { self.descriptor = descriptor }
+        deinit {
+            // Unlocked explicitly: a child process started meanwhile may share the
+            // open file (before its exec closes it), and closing ours alone would then
+            // leave the folder locked.
+            _ = flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
+    }
+
+    /// Makes `folder` (and its parents) and takes its lock; refuses when another process
+    /// holds it, naming that process.
+    public static func lock(_ folder: URL) throws -> Lock {
+        let fm = FileManager.default
+        var isFolder: ObjCBool = false
+        if fm.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw RunRefusal("\(folder.path) is a file, not a folder; give --out a folder (it is created when missing)")
+        }
+        do {
+            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw RunRefusal("cannot create the output folder \(folder.path): \(reason(error))")
+        }
+        let path = folder.appendingPathComponent(lockName).path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RunRefusal("cannot write in the output folder \(folder.path): \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(fd)
+            let who = Int32(holder).map { "process \($0)" } ?? "another process"
+            throw RunRefusal("another run (\(who)) is writing to \(folder.path); wait for it to finish, or give this run another --out folder")
+        }
+        let pid = "\(ProcessInfo.processInfo.processIdentifier)\n"
+        _ = ftruncate(fd, 0)
+        _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+        return Lock(descriptor: fd)
+    }
+
+    /// Removes what killed runs left behind: hidden temporary report files and
+    /// `parts/` folders set aside for removal. Call with the lock held.
+    public static func removeStaleFiles(in folder: URL) {
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] where isStale(name) {
+            try? fm.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    /// `.summary.csv.partial-123` or `.parts-old-123`: names only this program makes.
+    static func isStale(_ name: String) -> Bool {
+        guard name.hasPrefix(".") else { return false }
+        if let r = name.range(of: ".partial-"), Int(name[r.upperBound...]) != nil { return true }
+        if name.hasPrefix(".parts-old-"), Int(name.dropFirst(".parts-old-".count)) != nil { return true }
+        return false
+    }
+
+    /// Removes `parts` in a way a kill cannot leave half done: renamed aside in one step
+    /// (the folder then holds a complete report and no parts), then deleted.
+    public static func removeParts(_ parts: URL) {
+        let aside = parts.deletingLastPathComponent()
+            .appendingPathComponent(".parts-old-\(ProcessInfo.processInfo.processIdentifier)")
+        if rename(parts.path, aside.path) == 0 {
+            try? FileManager.default.removeItem(at: aside)
+        } else {
+            try? FileManager.default.removeItem(at: parts)
+        }
+    }
+
+    /// Flushes the folder's entries (the renames just made) to the disk.
+    public static func synchronize(_ folder: URL) {
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    /// Finished blocks in `parts` (counts files).
+    public static func finishedBlocks(in parts: URL) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []).filter { $0.hasSuffix(".counts") }.count
+    }
+
+    /// What `run.json` in `folder` says of the finished report there, if any.
+    public struct FinishedReport {
+        public var scenarioName: String
+        public var finished: String
+        /// Whether it is a report of the same scenario text and overrides.
+        public var sameRun: Bool
+    }
+
+    public static func finishedReport(in folder: URL, scenarioText: String, overrides: RunOverrides) -> FinishedReport? {
+        let url = folder.appendingPathComponent("run.json")
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let scenario = object?["scenario"] as? [String: Any]
+        var same = false
+        if scenario?["fnv1a64"] as? String == Fingerprint.fnv1a64(scenarioText),
+           let recorded = object?["overrides"],
+           let recordedData = try? JSONSerialization.data(withJSONObject: recorded),
+           let decoded = try? JSONDecoder().decode(RunOverrides.self, from: recordedData) {
+            same = decoded == overrides
+        }
+        return FinishedReport(
+            scenarioName: scenario?["name"] as? String ?? "?",
+            finished: object?["finished"] as? String ?? "?", sameRun: same)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSCocoaErrorDomain, ns.code == NSFileWriteFileExistsError || ns.code == 512 {
+            return "a file of that name is in the way"
+        }
+        return ns.localizedDescription
+    }
+}
+
+/// A run refused before any work: the folder is in use, or holds results the run
+/// would lose. Exit status 2.
+public struct RunRefusal: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

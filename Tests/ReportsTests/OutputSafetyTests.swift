@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+import WidgetSimModel
+@testable import WidgetSimReports
+import WidgetSimScenario
+
+/// No result lost silently: finished reports and finished blocks are replaced only on
+/// request, one run at a time per folder, interruptions say how to resume, and a report
+/// is replaced as a whole or not at all.
+@Suite struct OutputSafetyTests {
+    func tiny(_ change: (inout Scenario) -> Void = { _ in }) throws -> Scenario {
+        var s = try loadScenario("tiny.yaml")
+        change(&s)
+        return s
+    }
+
+    func options(_ folder: URL, seed: UInt64? = nil) throws -> RunOptions {
+        var o = RunOptions(outputFolder: folder, threads: 1)
+        o.provenance.scenarioPath = "scenarios/tiny.yaml"
+        o.provenance.scenarioText = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        o.provenance.overrides.seed = seed
+        o.widgetDays = false
+        return o
+    }
+
+    func refusal(_ body: () throws -> RunOutcome) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch let r as RunRefusal {
+            return r.description
+        } catch {
+            return "not a refusal: \(error)"
+        }
+    }
+
+    @Test func aFinishedReportOfAnotherRunIsNotOverwritten() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try RunJob.execute(try tiny(), try options(folder))
+        let before = try reports(in: folder)
+        // Another configuration (another seed) into the same folder: refused, untouched.
+        let message = refusal { try RunJob.execute(try tiny { $0.seed = 99 }, try options(folder, seed: 99)) }
+        #expect(message?.contains("holds the finished report of another run (scenario `tiny`") == true, "\(message ?? "")")
+        #expect(message?.contains("add --force to replace it, or give another --out folder to keep both") == true)
+        #expect(try reports(in: folder) == before)
+        // The same configuration again is no loss; --force replaces another.
+        #expect(finished(try RunJob.execute(try tiny(), try options(folder))) != nil)
+        var forced = try options(folder, seed: 99)
+        forced.force = true
+        #expect(finished(try RunJob.execute(try tiny { $0.seed = 99 }, forced)) != nil)
+        #expect(try reports(in: folder) != before)
+    }
+
+    @Test func aRerunWithoutResumeKeepsFinishedBlocks() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var first = try options(folder)
+        first.stopAfterBlocks = 1
+        guard case .interrupted(1, _) = try RunJob.execute(try tiny(), first) else {
+            Issue.record("the first run did not stop after one block")
+            return
+        }
+        let parts = folder.appendingPathComponent("parts")
+        let message = refusal { try RunJob.execute(try tiny(), try options(folder)) }
+        #expect(message == "\(folder.path) holds 1 finished block of an unfinished run; add --resume to finish that run, or --force to discard them and start over")
+        #expect(OutputFolder.finishedBlocks(in: parts) == 1)
+        var resumed = try options(folder)
+        resumed.resume = true
+        #expect(finished(try RunJob.execute(try tiny(), resumed)) != nil)
+    }
+
+    @Test func aSecondRunSaysWhichProcessHoldsTheFolder() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lock = try OutputFolder.lock(folder)
+        let message = refusal { try RunJob.execute(try tiny(), try options(folder)) }
+        #expect(message == "another run (process \(getpid())) is writing to \(folder.path); wait for it to finish, or give this run another --out folder")
+        withExtendedLifetime(lock) {}
+    }
+
+    @Test func resumeOnAFinishedRunSaysSoAndDoesNothing() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try RunJob.execute(try tiny(), try options(folder))
+        let before = try reports(in: folder)
+        var again = try options(folder)
+        again.resume = true
+        guard case .alreadyFinished(let when) = try RunJob.execute(try tiny(), again) else {
+            Issue.record("--resume on a finished run ran again")
+            return
+        }
+        #expect(when.hasPrefix("20"))
+        #expect(try reports(in: folder) == before)
+    }
+
+    @Test func aStopRequestLeavesAResumableRun() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var o = try options(folder)
+        o.shouldStop = { @Sendable in true }
+        guard case .interrupted(0, let total) = try RunJob.execute(try tiny(), o) else {
+            Issue.record("a stop request did not interrupt the run")
+            return
+        }
+        #expect(total > 0)
+        var resumed = try options(folder)
+        resumed.resume = true
+        #expect(finished(try RunJob.execute(try tiny(), resumed)) != nil)
+    }
+
+    @Test func staleTemporaryFilesOfKilledRunsAreRemoved() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fm = FileManager.default
+        // What kills at the end of a run leave: a report file half written, parts set aside.
+        try "half".write(to: folder.appendingPathComponent(".summary.csv.partial-99999"), atomically: false, encoding: .utf8)
+        try fm.createDirectory(at: folder.appendingPathComponent(".parts-old-99999"), withIntermediateDirectories: true)
+        try "mine".write(to: folder.appendingPathComponent(".notes"), atomically: false, encoding: .utf8)
+        _ = try RunJob.execute(try tiny(), try options(folder))
+        let names = Set(try fm.contentsOfDirectory(atPath: folder.path))
+        #expect(names == [".notes", OutputFolder.lockName, "summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "batches.csv", "schema.json", "run.json"])
+    }
+
+    @Test func aKillBeforeThePartsAreRemovedLeavesAResumableFolder() throws {
+        // The moment after the reports are renamed into place, before parts/ is set
+        // aside: a complete report beside complete parts. --resume finishes cleanly.
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let o = try options(folder)
+        let s = try tiny()
+        _ = try RunJob.execute(s, o)
+        let before = try reports(in: folder)
+        let parts = folder.appendingPathComponent("parts")
+        let manifest = RunManifest(
+            scenarioName: s.name, scenarioPath: o.provenance.scenarioPath, scenarioText: o.provenance.scenarioText,
+            overrides: o.provenance.overrides, widgetDays: o.widgetDays, blocksPerReplication: BlockPlan(s).count, shard: nil)
+        try RunJob.prepare(parts: parts, manifest: manifest, resume: false)
+        let runner = Runner(scenario: s)
+        runner.partsFolder = parts
+        _ = try runner.run()
+        var resumed = try options(folder)
+        resumed.resume = true
+        #expect(finished(try RunJob.execute(s, resumed)) != nil)
+        #expect(!FileManager.default.fileExists(atPath: parts.path))
+        #expect(try reports(in: folder) == before)
+    }
+
+    @Test func partsAreSetAsideInOneStep() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let parts = folder.appendingPathComponent("parts")
+        try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
+        try "x".write(to: parts.appendingPathComponent("r0-b0.counts"), atomically: false, encoding: .utf8)
+        OutputFolder.removeParts(parts)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func countsThatWouldOverflowNameThePersonDayAndWidget() throws {
+        let s = try tiny()
+        var totals = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: 0)
+        var counts = PersonCounts(days: s.days, widgets: s.widgets.count)
+        counts[1, widget: 2, .charged] = Int64.max
+        try totals.add(counts, person: 0, replication: 0, pair: s.policyPairs[0], widgets: s.widgets)
+        do {
+            try totals.add(counts, person: 7, replication: 1, pair: s.policyPairs[0], widgets: s.widgets)
+            Issue.record("an overflowing total was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("the counts of person 7 (replication 1), day 1, widget `news`, under unlimited × static exceed"))
+        }
+    }
+
+    @Test func randomLengthsBeyondAnyRunDoNotTrap() throws {
+        // Values the scenario reader refuses, given in code: a run must still not trap.
+        var content = ContentSpec()
+        content.randomPerDay = 50
+        content.pushFraction = 1
+        content.pushLatencySigma = 30
+        let s = scenario(people: 3, days: 2, widgets: [widget("a", base: 1, content: content)]) { p in
+            p.sessionSigma = 40
+        }
+        let r = try run(s)
+        #expect(r.personDays == 6)
+        #expect(CheckedTime.milliseconds(1e300) == CheckedTime.limit)
+        #expect(CheckedTime.milliseconds(-.infinity) == -CheckedTime.limit)
+        #expect(CheckedTime.milliseconds(.nan) == 0)
+        #expect(CheckedTime.milliseconds(12345) == 12345)
+    }
+
+    /// A report replaced on a nearly full disk: the earlier report stays whole and no
+    /// temporary file is left. Needs a size-limited tmpfs, mounted when running as root.
+    @Test func aReportIsReplacedWholeOrNotAtAll() throws {
+        guard getuid() == 0 else {
+            try Test.cancel("skipped: mounting a size-limited tmpfs needs root")
+        }
+        let mountPoint = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: mountPoint) }
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else {
+            try Test.cancel("skipped: cannot mount a tmpfs here (mount exited \(mount.terminationStatus))")
+        }
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [mountPoint.path]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        // An earlier report on the small disk.
+        let folder = mountPoint.appendingPathComponent("report")
+        _ = try RunJob.execute(try tiny(), try options(folder))
+        let before = try reports(in: folder)
+        // A larger run's reports, to be written into the small disk once it is filled.
+        let s = try tiny { $0.seed = 5; $0.days = 40 }
+        let assembly = Assembly(result: try Runner(scenario: s).run(), rowsFiles: [])
+        #expect(ReportWriter.daily(assembly.result).utf8.count > 32_768)
+        // Fill the disk but for a little room: less than the new report needs.
+        var stats = statvfs()
+        statvfs(mountPoint.path, &stats)
+        let free = Int(stats.f_bavail) * Int(stats.f_frsize)
+        try Data(count: max(0, free - 16_384)).write(to: mountPoint.appendingPathComponent("filler"))
+        let manifest = RunManifest(scenarioName: s.name, scenarioPath: "", scenarioText: "", overrides: RunOverrides(),
+                                   widgetDays: false, blocksPerReplication: BlockPlan(s).count, shard: nil)
+        let record = RunRecord(scenario: s, manifest: manifest, provenance: Provenance(), threads: 1, shards: nil,
+                               started: Date(), finished: Date(), result: assembly.result)
+        #expect(throws: (any Error).self) { try assembly.write(to: folder, record: record) }
+        #expect(try reports(in: folder) == before, "the earlier report changed")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".partial-") }
+        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+    }
+}
