@@ -112,6 +112,13 @@ struct CSVTable {
         return i
     }
 
+    /// Field `column` of row `row` as a number; nil when the column is absent (the
+    /// reports leave out a column empty on every row).
+    func number(_ row: Int, _ column: Int?) throws(ReportInputError) -> Double? {
+        guard let column else { return nil }
+        return try number(row, column)
+    }
+
     /// Field `column` of row `row` as a number; nil when empty; an error when not a number.
     func number(_ row: Int, _ column: Int) throws(ReportInputError) -> Double? {
         let text = rows[row][column]

@@ -39,14 +39,18 @@ enum Figures {
             "\(gp(file)) skip 1 using 3:5:($3-$4):($3+$4):($5-$6):($5+$6) with xyerrorbars pt -1 lc rgb '#9a9a9a' title '95% intervals'",
             "\(gp(frontFile)) skip 1 using 3:4 with lines lw 2 dt 2 lc rgb '#333333' title 'Pareto front'",
         ]
+        // gnuplot refuses a series whose every point is undefined: a ranking or a
+        // baseline without a point draws none.
         for (i, r) in rankings.enumerated() {
-            plots.append("\(gp(file)) skip 1 using 3:($8==\(i + 1) ? $5 : NaN):7 with points pt variable ps 1.1 lc \(i + 1) notitle")
+            if points.contains(where: { $0.0.ranking == r }) {
+                plots.append("\(gp(file)) skip 1 using 3:($8==\(i + 1) ? $5 : NaN):7 with points pt variable ps 1.1 lc \(i + 1) notitle")
+            }
             plots.append("NaN with points pt 7 ps 1.1 lc \(i + 1) title \(gp(r))")
         }
         for (i, b) in budgets.enumerated() {
             plots.append("NaN with points pt \(pointType(i)) ps 1.1 lc rgb '#555555' title \(gp("budget " + b))")
         }
-        if c.baseline != nil {
+        if let baseline = c.baseline, points.contains(where: { $0.0 == baseline }) {
             plots.append("\(gp(file)) skip 1 using 3:($9==1 ? $5 : NaN) with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'baseline'")
         }
         let body = """
@@ -87,15 +91,23 @@ enum Figures {
             rows.append(row)
         }
         let name = "learning", file = "learning.csv"
-        var plots = ["\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'"]
+        // gnuplot refuses a series whose every point is undefined: such a series is left out.
+        func defined(_ column: Int) -> Bool {
+            rows.contains { if case .number(let v?) = $0[column - 1] { v.isFinite } else { false } }
+        }
+        var plots: [String] = []
+        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
         var column = 4
         if let staticRanking {
-            plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
+            if defined(4) {
+                plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
+            }
             column = 5
         }
-        for (i, r) in plotted.enumerated() {
+        for (i, r) in plotted.enumerated() where defined(column + i) {
             plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(i + 1) title \(gp(r))")
         }
+        guard !plots.isEmpty else { return nil }
         var shade = ""
         if d.warmupDays > 0 {
             shade = """

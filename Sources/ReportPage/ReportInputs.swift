@@ -76,8 +76,9 @@ struct ComparisonTable {
         let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`")
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let baseBudget = try t.require("baseline_budget"), baseRanking = try t.require("baseline_ranking")
-        let metric = try t.require("metric"), mean = try t.require("mean"), half = try t.require("ci95_half_width")
-        // A run of one pair has no differences: comparison.csv then leaves those columns out.
+        let metric = try t.require("metric")
+        // Left out when empty on every row (no metric defined; one pair, no difference).
+        let mean = t.column(["mean"]), half = t.column(["ci95_half_width"])
         let diff = t.column(["diff_mean"]), diffHalf = t.column(["diff_ci95_half_width"])
         var c = ComparisonTable()
         var baseline: PairKey?
@@ -88,11 +89,7 @@ struct ComparisonTable {
             guard let m = try t.number(i, mean) else { continue }
             let value = Estimate(mean: m, halfWidth: try t.number(i, half))
             var difference: Estimate?
-            if let diff, let d = try t.number(i, diff) {
-                var dh: Double?
-                if let diffHalf { dh = try t.number(i, diffHalf) }
-                difference = Estimate(mean: d, halfWidth: dh)
-            }
+            if let d = try t.number(i, diff) { difference = Estimate(mean: d, halfWidth: try t.number(i, diffHalf)) }
             c.entries[row[metric], default: [:]][pair] = (value, difference)
         }
         if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
@@ -114,7 +111,8 @@ struct DailyTable {
         let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`")
         let budget = try t.require("budget"), ranking = try t.require("ranking"), day = try t.require("day")
         let warmup = t.column(["warmup"])
-        let accuracy = try t.require("accuracy"), ceiling = try t.require("ceiling")
+        // Left out when empty on every row (no view ever wanted a widget).
+        let accuracy = t.column(["accuracy"]), ceiling = t.column(["ceiling"])
         let hits = t.column(["hits"]), wanted = t.column(["views_wanted"])
         struct Sums { var hits = 0.0, wanted = 0.0, acc = 0.0, accN = 0.0, ceil = 0.0, ceilN = 0.0, warmup = false }
         var sums: [PairKey: [Int: Sums]] = [:]

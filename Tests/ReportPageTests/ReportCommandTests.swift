@@ -106,6 +106,47 @@ struct ReportCommandTests {
         #expect(FileManager.default.fileExists(atPath: without.appendingPathComponent("comparison.csv").path))
     }
 
+    /// The reports leave out a column empty on every row: no difference columns with
+    /// one policy pair, no accuracy when no view ever wanted a widget. The page is drawn
+    /// without them.
+    @Test("columns left out because they are empty everywhere: the page is still written")
+    func columnsLeftOutWhenEmpty() throws {
+        let folder = temporaryFolder().appendingPathComponent("one-pair")
+        let r = try runProgram(try widgetsimBinary(), ["run", "scenarios/bench-reference.yaml", "--people", "2", "--days", "2",
+                                                       "--quiet", "--no-widget-days", "--out", folder.path], in: repositoryRoot)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.html").path))
+        let comparison = try String(contentsOf: folder.appendingPathComponent("comparison.csv"), encoding: .utf8)
+        #expect(!comparison.contains("diff_mean"))
+        // daily.csv without its ratio columns, as a run whose ratios are never defined writes it.
+        let url = folder.appendingPathComponent("daily.csv")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let keep = lines[0].indices.filter { !["accuracy", "ceiling"].contains(lines[0][$0]) }
+        #expect(keep.count == lines[0].count - 2)
+        try (lines.map { row in keep.map { row[$0] }.joined(separator: ",") }.joined(separator: "\n") + "\n")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let again = try runProgram(try widgetsimBinary(), ["report", folder.path])
+        #expect(again.status == 0, "\(again.err)")
+    }
+
+    /// A person who almost never looks: no accuracy on any day, no point for some pairs.
+    /// gnuplot refuses a plot whose every point is undefined, so such series are left out.
+    @Test("a run whose figures have series without a single value: the page is still written")
+    func seriesWithoutValues() throws {
+        let folder = temporaryFolder()
+        let scenario = folder.appendingPathComponent("rare.yaml")
+        let tiny = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        #expect(tiny.contains("views_per_day: {mean: 40, cv: 0.2}"))
+        try tiny.replacingOccurrences(of: "views_per_day: {mean: 40, cv: 0.2}", with: "views_per_day: 0.0001")
+            .write(to: scenario, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let r = try runProgram(try widgetsimBinary(), ["run", scenario.path, "--quiet", "--no-widget-days", "--out", out.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.html").path))
+    }
+
     @Test("a chart's script redraws its figure from the files beside the page")
     func scriptsRedraw() throws {
         let (folder, _) = try runWithPage()
