@@ -21,6 +21,9 @@ struct Run: ParsableCommand {
           widget_days.csv  raw counts per person, day and widget instance
           schema.json      every column written: type, unit, meaning
           run.json         version, commit, policies, seeds, command line, timing
+          study.csv        a study only: per point and pair, paired differences to
+                           the baseline point (scenarios/README.md, "Parameter
+                           studies")
           report.html      the above drawn for people (gnuplot charts; their data
                            and scripts in report/); `widgetsim report` rebuilds it
         Every column is described in reports/SCHEMA.md. The CSV files are the same,
@@ -40,6 +43,8 @@ struct Run: ParsableCommand {
           widgetsim run scenarios/default.yaml --replications 10 --warmup-days 2
           widgetsim run scenarios/tiny.yaml --trace reports/tiny-trace.csv
           widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
+          widgetsim run scenarios/tiny.yaml --sweep budgets.daily_quota.per_day=4,12,40
+          widgetsim run scenarios/study-budget.yaml --points
         """)
 
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
@@ -49,6 +54,8 @@ struct Run: ParsableCommand {
     var out: String?
 
     @OptionGroup var overrides: OverrideOptions
+
+    @OptionGroup var study: StudyOptions
 
     @Option(help: "Worker threads. (default: every core)")
     var threads: Int?
@@ -84,7 +91,16 @@ struct Run: ParsableCommand {
     func run() throws {
         let start = DispatchTime.now().uptimeNanoseconds
         try checkOutputPath(out)
-        let (s, provenance) = try prepareScenario(scenario, overrides)
+        let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
+        if self.study.listPoints {
+            print(pointsTable(study), terminator: "")
+            return
+        }
+        if trace != nil, study.points.count > 1 {
+            printError("widgetsim: --trace records one point of a study: add --point K")
+            throw ExitCode(2)
+        }
+        let s = study.first
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
             outputFolder: folder,
@@ -103,9 +119,9 @@ struct Run: ParsableCommand {
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
-        let outcome: RunOutcome
+        let outcome: StudyOutcome
         do {
-            outcome = try RunJob.execute(s, options)
+            outcome = try RunJob.execute(study, options)
         } catch let refusal as RunRefusal {
             progress?.finish()
             printError("widgetsim: \(refusal)")
@@ -121,7 +137,9 @@ struct Run: ParsableCommand {
         progress?.finish()
         switch outcome {
         case .finished(let result):
-            if !quiet { print(SummaryTable.render(result)) }
+            if !quiet {
+                print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
+            }
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print()
             print("reports written to \(folder.path)/")
@@ -239,44 +257,6 @@ func parseShard(_ text: String) -> Shard? {
     return Shard(index: k, count: n)
 }
 
-/// Loads a scenario, applies the command line's overrides and records where it came from.
-func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scenario, Provenance) {
-    var s = try loadScenario(path)
-    let overrides = options.asOverrides
-    do {
-        try overrides.apply(to: &s)
-    } catch {
-        printError("widgetsim: \(error)")
-        throw ExitCode(2)
-    }
-    for (option, value, limit) in [("--people", overrides.people, 10_000_000), ("--days", overrides.days, 100_000),
-                                   ("--replications", overrides.replications, 10_000)] {
-        if let value, value > limit {
-            printError("widgetsim: \(option) must be at most \(limit), got \(value)")
-            throw ExitCode(2)
-        }
-    }
-    if let seed = overrides.seed, seed > UInt64(Int64.max) {
-        printError("widgetsim: --seed must be a whole number in 0…\(Int64.max), got \(seed)")
-        throw ExitCode(2)
-    }
-    if overrides != RunOverrides() {
-        // The file passed the guard; the options may change what it estimates.
-        let findings = RunGuard.check(s)
-        if !findings.isEmpty {
-            for f in findings { printError("widgetsim: with the command line's options, \(f.message)") }
-            throw ExitCode(2)
-        }
-    }
-    var provenance = Provenance()
-    provenance.scenarioPath = path
-    provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    provenance.overrides = overrides
-    provenance.commandLine = CommandLine.arguments
-    provenance.build = BuildInfo.stamp
-    return (s, provenance)
-}
-
 /// Progress on stderr, on one rewritten line, only when stderr is a terminal and the
 /// run has lasted more than two seconds.
 final class ProgressLine: @unchecked Sendable {
@@ -295,7 +275,9 @@ final class ProgressLine: @unchecked Sendable {
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
         let remaining = left < 60 ? String(format: "%.0f s", left)
                                   : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
-        let text = String(format: "\r%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6) + remaining + " left   "
+        let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
+        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6)
+            + remaining + " left   "
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }
@@ -319,12 +301,12 @@ struct RunStatistics {
     let resumedBlocks: Int
     let recordedSeconds: Double
 
-    init(_ r: RunResult, since start: UInt64) {
+    init(_ r: StudyResult, since start: UInt64) {
         events = r.events
         personDays = r.personDays
-        resumedBlocks = r.resumedBlocks
-        recordedSeconds = r.recordedSeconds
-        seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 + r.recordedSeconds
+        resumedBlocks = r.results.first?.resumedBlocks ?? 0
+        recordedSeconds = r.results.first?.recordedSeconds ?? 0
+        seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 + recordedSeconds
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         peakMB = Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes

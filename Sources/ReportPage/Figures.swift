@@ -199,11 +199,12 @@ enum Figures {
         for p in pairs { header += ["\(p.budget)/\(p.ranking)", "\(p.budget)/\(p.ranking) ci95_half_width"] }
         var rows: [[ChartValue]] = []
         var marks = 0
+        var pairMarks = Array(repeating: 0, count: pairs.count)
         for (i, x) in xs.enumerated() {
             var row: [ChartValue] = [numeric ? .number(Double(x)!) : .number(Double(i)), .label(x)]
-            for p in pairs {
+            for (j, p) in pairs.enumerated() {
                 let e = s.rows.first { $0.pair == p && $0.parameters[parameter] == x }?.values[metric]
-                if e != nil { marks += 1 }
+                if e != nil { marks += 1; pairMarks[j] += 1 }
                 row += [.number(e.map { $0.mean * scale }), .number(e.map { ($0.halfWidth ?? 0) * scale })]
             }
             rows.append(row)
@@ -211,7 +212,8 @@ enum Figures {
         guard marks > 0 else { return nil }
         let name = "study_\(index)", file = "\(name).csv"
         var plots: [String] = []
-        for (i, p) in pairs.enumerated() {
+        // A pair without a value at any point is left out: gnuplot refuses a plot without a point.
+        for (i, p) in pairs.enumerated() where pairMarks[i] > 0 {
             let c = 3 + 2 * i
             plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
             plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")

@@ -72,8 +72,9 @@ struct ComparisonTable {
     /// The first of the metric's names this run has, or nil.
     func name(of m: HeadlineMetric) -> String? { m.names.first { entries[$0] != nil } }
 
-    static func read(_ folder: URL) throws(ReportInputError) -> ComparisonTable {
-        let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`")
+    /// `point`: the study point to read (see `CSVTable.onePoint`).
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ComparisonTable {
+        let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let baseBudget = try t.require("baseline_budget"), baseRanking = try t.require("baseline_ranking")
         let metric = try t.require("metric")
@@ -107,8 +108,8 @@ struct DailyTable {
     var pairs: [PairKey] = []
     var byPair: [PairKey: [Day]] = [:]
 
-    static func read(_ folder: URL) throws(ReportInputError) -> DailyTable {
-        let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`")
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> DailyTable {
+        let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking"), day = try t.require("day")
         let warmup = t.column(["warmup"])
         // Left out when empty on every row (no view ever wanted a widget).
@@ -214,9 +215,9 @@ struct ReasonsTable {
 
     static let file = "reasons.csv"
 
-    static func read(_ folder: URL) throws(ReportInputError) -> ReasonsTable? {
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ReasonsTable? {
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) else { return nil }
-        let t = try CSVTable.read(file, in: folder, hint: "")
+        let t = try CSVTable.read(file, in: folder, hint: "").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let reason = try t.require("reason", "reason_code", "code"), count = try t.require("count", "n")
         let replication = t.column(["replication"])
@@ -253,12 +254,14 @@ struct StudyTable {
     var parameters: [String] = []
     var metrics: [String] = []
     var rows: [Row] = []
+    /// The point the other sections show (`baseline_point`), when the file names one.
+    var baselinePoint: String?
 
     static let file = "study.csv"
     static let halfWidthSuffixes = ["_ci95_half_width", "_ci95", "_half_width", "_hw"]
     static let identityColumns: Set<String> = [
         "scenario", "point", "budget", "ranking", "replication", "replications", "seed",
-        "baseline_budget", "baseline_ranking", "people", "days", "warmup_days", "measured_days",
+        "baseline_budget", "baseline_ranking", "people", "days", "warmup_days", "measured_days", "baseline_point",
     ]
 
     static func read(_ folder: URL) throws(ReportInputError) -> StudyTable? {
@@ -268,16 +271,21 @@ struct StudyTable {
         var s = StudyTable()
         let known = Set(HeadlineMetric.headline.flatMap(\.names))
         var metricColumns: [(String, Int, Int?)] = []
-        for (i, name) in t.header.enumerated() where known.contains(name) {
+        for (i, column) in t.header.enumerated() {
+            // A mean is named by its metric, alone or with `_mean`.
+            let name = column.hasSuffix("_mean") ? String(column.dropLast(5)) : column
+            guard known.contains(name) else { continue }
             let half = t.column(halfWidthSuffixes.map { name + $0 })
             metricColumns.append((name, i, half))
         }
         let taken = Set(metricColumns.flatMap { [$0.1] + ($0.2.map { [$0] } ?? []) })
-        let parameterColumns = t.header.indices.filter { i in
+        // The parameters sit between `point` and `budget` when the file is ordered so.
+        let parameterColumns = point < budget ? Array(point + 1 ..< budget) : t.header.indices.filter { i in
             !taken.contains(i) && !identityColumns.contains(t.header[i])
                 && !halfWidthSuffixes.contains { t.header[i].hasSuffix($0) }
                 && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_")
         }
+        if let c = t.column(["baseline_point"]) { s.baselinePoint = t.rows.first?[c] }
         s.parameters = parameterColumns.map { t.header[$0] }
         s.metrics = metricColumns.map(\.0)
         for (i, row) in t.rows.enumerated() {

@@ -185,3 +185,24 @@ struct ReportPiecesTests {
         #expect(t.column(HeadlineMetric.reloadsPerWidgetDay.names) == nil)
     }
 }
+
+extension ReportCommandTests {
+    /// A study whose baseline point has no views (accuracy undefined on every day the
+    /// page shows) still gets its page: the lines without a value are left out.
+    @Test("a study whose baseline point has no views: the page is written")
+    func studyWithoutViewsAtTheBaselinePoint() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/study-budget.yaml"), encoding: .utf8)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("study.yaml")
+        try text.replacingOccurrences(of: "values: [40, 120]", with: "values: [1e-308, 120]")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let r = try runProgram(try widgetsimBinary(), ["run", file.path, "--people", "2", "--days", "2", "--replications", "1",
+                                                        "--threads", "1", "--quiet", "--no-widget-days", "--out", out.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.html").path))
+        let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(page.contains("id=\"studies\""))
+    }
+}

@@ -13,9 +13,10 @@ public struct WidgetDayRows: Sendable {
     /// Counter index and divisor of each column, in column order.
     let columns: [(counter: Int, divisor: Int64)]
 
-    public init(_ s: Scenario, pairs: [PolicyPair]) {
+    /// `study` holds the point's `ReportWriter.studyFields` (none for a plain run).
+    public init(_ s: Scenario, pairs: [PolicyPair], study: [String] = []) {
         prefixes = pairs.map { Array((CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + ",").utf8) }
-        seed = Array(String(s.seed).utf8)
+        seed = Array((String(s.seed) + study.map { "," + CSV.field($0) }.joined()).utf8)
         ids = s.widgets.map { Array(CSV.field($0.id).utf8) }
         warmupDays = s.warmupDays
         columns = Schema.widgetColumns.map { ($0.counter.rawValue, $0.divisor) }

@@ -49,6 +49,24 @@ public struct Provenance: Sendable {
     public init() {}
 }
 
+/// What a study produced: one result per point, in point order.
+public struct StudyResult: Sendable {
+    public var study: Study
+    public var results: [RunResult]
+
+    public var events: Int64 { results.reduce(0) { $0 + $1.events } }
+    public var personDays: Int { results.reduce(0) { $0 + $1.personDays } }
+    public var wallSeconds: Double { results.first?.wallSeconds ?? 0 }
+}
+
+public enum StudyOutcome: Sendable {
+    case finished(StudyResult)
+    case shardWritten(blocks: Int, StudyResult)
+    case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose study had already finished (see `RunOutcome`).
+    case alreadyFinished(String)
+}
+
 public enum RunOutcome: Sendable {
     /// Reports written; the result holds every block.
     case finished(RunResult)
@@ -78,18 +96,29 @@ public enum RunOutcome: Sendable {
 /// leaves either `parts/` complete (resumable) or a complete report.
 public enum RunJob {
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
+        switch try execute(Study(single: scenario), options) {
+        case .finished(let r): .finished(r.results[0])
+        case .shardWritten(let blocks, let r): .shardWritten(blocks: blocks, r.results[0])
+        case .interrupted(let done, let total): .interrupted(blocksDone: done, blocksTotal: total)
+        case .alreadyFinished(let when): .alreadyFinished(when)
+        }
+    }
+
+    /// Runs every point of a study (a plain run is a study of one point) as one block plan.
+    public static func execute(_ study: Study, _ options: RunOptions) throws -> StudyOutcome {
         let started = Date()
         let folder = options.outputFolder
         let parts = folder.appendingPathComponent("parts")
-        let plan = BlockPlan(scenario)
+        let plan = BlockPlan(study)
         let manifest = RunManifest(
-            scenarioName: scenario.name, scenarioPath: options.provenance.scenarioPath,
+            scenarioName: study.first.name, scenarioPath: options.provenance.scenarioPath,
             scenarioText: options.provenance.scenarioText, overrides: options.provenance.overrides,
-            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard)
+            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard,
+            points: study.isStudy ? study.points.count : nil)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
         let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
-        _ = try WorldBuilder(scenario: scenario)  // a scenario the model rejects leaves no trace
+        for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
         let lock = try OutputFolder.lock(folder)
         defer { withExtendedLifetime(lock) {} }
         OutputFolder.removeStaleFiles(in: folder)
@@ -108,10 +137,11 @@ public enum RunJob {
                 continue
             }
             do {
+                let s = study.points[id.point].scenario
                 let part = try PartFiles.readCounts(
-                    countsURL, id, pairs: scenario.policyPairs.count, days: scenario.days,
-                    widgets: scenario.widgets.count, warmupDays: scenario.warmupDays,
-                    people: plan.people(of: id.block).count)
+                    countsURL, id, pairs: s.policyPairs.count, days: s.days,
+                    widgets: s.widgets.count, warmupDays: s.warmupDays,
+                    people: plan.people(of: id).count)
                 if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
                 earlier[id] = part
             } catch {
@@ -122,7 +152,7 @@ public enum RunJob {
             }
         }
 
-        let runner = Runner(scenario: scenario, threads: options.threads)
+        let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
         runner.widgetDays = options.widgetDays
         runner.onProgress = options.progress
@@ -131,11 +161,11 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, scenario: scenario)
+            trace = try TraceWriter(file: file, scenario: study.first)
             runner.trace = trace
         }
         defer { trace?.abandon() }
-        var result = try runner.run(blocks: todo)
+        var results = try runner.runPoints(blocks: todo)
 
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
@@ -143,35 +173,40 @@ public enum RunJob {
 
         // The whole run's time: this process's so far, and the compute time the parts of
         // earlier runs recorded.
-        result.resumedBlocks = earlier.count
-        result.recordedSeconds = wanted.reduce(0) { $0 + (earlier[$1]?.seconds ?? 0) }
-        func wallSoFar() -> Double {
-            Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9 + result.recordedSeconds
+        let recorded = wanted.reduce(0) { $0 + (earlier[$1]?.seconds ?? 0) }
+        func setTimes() {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9 + recorded
+            for k in results.indices {
+                results[k].resumedBlocks = earlier.count
+                results[k].recordedSeconds = recorded
+                results[k].wallSeconds = wall
+            }
         }
         if options.shard != nil {
-            result.wallSeconds = wallSoFar()
-            return .shardWritten(blocks: wanted.count, result)
+            setTimes()
+            return .shardWritten(blocks: wanted.count, StudyResult(study: study, results: results))
         }
 
         // The reports, from the blocks in memory and the parts of earlier runs (read and
         // checked above): nothing this run wrote is read back.
         for id in wanted {
             guard let part = earlier[id] else { continue }
+            let k = id.point
             for p in part.totals.indices {
-                result.totals[id.replication][p].add(part.totals[p])
-                result.pairSeconds[p] += part.pairSeconds[p]
+                results[k].totals[id.replication][p].add(part.totals[p])
+                results[k].pairSeconds[p] += part.pairSeconds[p]
             }
-            if scenario.replications == 1 { result.blockTotals[id.block] = part.totals }
+            if results[k].replications == 1 { results[k].blockTotals[id.block] = part.totals }
         }
-        result.wallSeconds = wallSoFar()
+        setTimes()
         let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
-        let assembled = Assembly(result: result, rowsFiles: rowsFiles)
+        let assembled = Assembly(study: study, results: results, rowsFiles: rowsFiles)
         let record = RunRecord(
-            scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), result: assembled.result)
+            scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
+            shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
         OutputFolder.removeParts(parts)
-        return .finished(assembled.result)
+        return .finished(StudyResult(study: study, results: assembled.results))
     }
 
     /// Refuses to lose results: a finished report of another run, finished blocks that
