@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReports
@@ -43,9 +44,15 @@ struct Batch: ParsableCommand {
     func run() throws {
         let files = try expand(inputs)
         var prepared: [(Scenario, Provenance)] = []
+        var studies: [Study] = []
         var failed = false
+        let noStudyOptions = try StudyOptions.parse([])
         for file in files {
-            do { prepared.append(try prepareScenario(file, overrides)) } catch { failed = true }
+            do {
+                let (study, provenance) = try prepareStudy(file, overrides, noStudyOptions)
+                prepared.append((study.first, provenance))
+                studies.append(study)
+            } catch { failed = true }
         }
         if failed { throw ExitCode(2) }
         var seen: [String: String] = [:]
@@ -63,26 +70,38 @@ struct Batch: ParsableCommand {
                 print("[\(index + 1)/\(prepared.count)] \(s.name): finished earlier, skipped")
                 continue
             }
+            let start = DispatchTime.now().uptimeNanoseconds
             var options = RunOptions(outputFolder: folder, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            options.startedAt = start
+            options.notice = { @Sendable text in printError("widgetsim batch: \(s.name): \(text)") }
             options.widgetDays = !noWidgetDays
             options.resume = resume
             options.provenance = provenance
             let progress = quiet ? nil : ProgressLine()
             if let progress { options.progress = { @Sendable p in progress.update(p) } }
             do {
-                guard case .finished(let result) = try RunJob.execute(s, options) else { continue }
+                guard case .finished(let result) = try RunJob.execute(studies[index], options) else { continue }
                 progress?.finish()
-                if !quiet { print(SummaryTable.render(result)) }
-                print("[\(index + 1)/\(prepared.count)] \(s.name): \(RunStatistics(result).line)")
+                if !quiet {
+                    print(result.study.isStudy ? StudyTable.render(result.results, study: result.study) : SummaryTable.render(result.results[0]))
+                }
+                let statistics = RunStatistics(result, since: start)
+                if let resumed = statistics.resumedLine { print("[\(index + 1)/\(prepared.count)] \(s.name): \(resumed)") }
+                print("[\(index + 1)/\(prepared.count)] \(s.name): \(statistics.line)")
             } catch {
                 progress?.finish()
                 printError("widgetsim batch: \(s.name): \(error)")
                 throw ExitCode(error is RunRefusal ? 2 : 1)
             }
         }
-        // The combined comparison: every scenario's rows under the union of their columns.
+        // The combined comparison: every plain scenario's rows under the union of their
+        // columns (a study's rows stay in its folder, beside its study.csv).
         var sheets: [(header: [String], rows: [[String]])] = []
-        for (s, _) in prepared {
+        for ((s, _), study) in zip(prepared, studies) {
+            if study.isStudy {
+                print("\(s.name) is a study of \(study.points.count) points: its comparison.csv and study.csv are in its folder")
+                continue
+            }
             let url = root.appendingPathComponent(s.name).appendingPathComponent("comparison.csv")
             var rows = CSV.parse(try String(contentsOf: url, encoding: .utf8))
             guard !rows.isEmpty else { continue }

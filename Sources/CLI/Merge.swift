@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
@@ -33,16 +34,17 @@ struct Merge: ParsableCommand {
 
     func run() throws {
         let started = Date()
+        let start = DispatchTime.now().uptimeNanoseconds
         do {
-            let (scenario, first, folders) = try ShardMerge.check(shardFolders) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath, policies: WidgetSimCLI.policies)
-                try m.overrides.apply(to: &s)
-                return s
-            }
-            let assembled = try Assembly.load(scenario, from: folders, widgetDays: first.widgetDays)
+            let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
+            let scenario = study.first
+            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
             let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
             defer { withExtendedLifetime(lock) {} }
             OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
+            // The run's time: the compute its parts recorded, and this merge's.
+            let wall = assembled.result.recordedSeconds + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            for k in assembled.results.indices { assembled.results[k].wallSeconds = wall }
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText
@@ -51,9 +53,11 @@ struct Merge: ParsableCommand {
             provenance.build = BuildInfo.stamp
             let record = RunRecord(
                 scenario: scenario, manifest: first, provenance: provenance, threads: nil,
-                shards: folders.count, started: started, finished: Date(), result: assembled.result)
+                shards: folders.count, started: started, finished: Date(), results: assembled.results, study: study)
             try assembled.write(to: URL(fileURLWithPath: out), record: record)
-            if !quiet { print(SummaryTable.render(assembled.result)) }
+            if !quiet {
+                print(study.isStudy ? StudyTable.render(assembled.results, study: study) : SummaryTable.render(assembled.result))
+            }
             print("merged \(folders.count) shards of \(scenario.name) into \(out)/")
             if !noReport { try writeReportPage(in: URL(fileURLWithPath: out), command: "widgetsim merge", optional: true) }
         } catch let error as RunRefusal {

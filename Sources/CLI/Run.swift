@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
@@ -20,6 +21,9 @@ struct Run: ParsableCommand {
           widget_days.csv  raw counts per person, day and widget instance
           schema.json      every column written: type, unit, meaning
           run.json         version, commit, policies, seeds, command line, timing
+          study.csv        a study only: per point and pair, paired differences to
+                           the baseline point (scenarios/README.md, "Parameter
+                           studies")
           report.html      the above drawn for people (gnuplot charts; their data
                            and scripts in report/); `widgetsim report` rebuilds it
         Every column is described in reports/SCHEMA.md. The CSV files are the same,
@@ -39,6 +43,8 @@ struct Run: ParsableCommand {
           widgetsim run scenarios/default.yaml --replications 10 --warmup-days 2
           widgetsim run scenarios/tiny.yaml --trace reports/tiny-trace.csv
           widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
+          widgetsim run scenarios/tiny.yaml --sweep budgets.daily_quota.per_day=4,12,40
+          widgetsim run scenarios/study-budget.yaml --points
         """)
 
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
@@ -48,6 +54,8 @@ struct Run: ParsableCommand {
     var out: String?
 
     @OptionGroup var overrides: OverrideOptions
+
+    @OptionGroup var study: StudyOptions
 
     @Option(help: "Worker threads. (default: every core)")
     var threads: Int?
@@ -81,8 +89,18 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        let start = DispatchTime.now().uptimeNanoseconds
         try checkOutputPath(out)
-        let (s, provenance) = try prepareScenario(scenario, overrides)
+        let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
+        if self.study.listPoints {
+            print(pointsTable(study), terminator: "")
+            return
+        }
+        if trace != nil, study.points.count > 1 {
+            printError("widgetsim: --trace records one point of a study: add --point K")
+            throw ExitCode(2)
+        }
+        let s = study.first
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         var options = RunOptions(
             outputFolder: folder,
@@ -93,15 +111,17 @@ struct Run: ParsableCommand {
         options.resume = resume
         options.force = force
         options.provenance = provenance
+        options.startedAt = start
+        options.notice = { @Sendable text in printError("widgetsim: \(text)") }
         let stop = StopRequest.install()
         options.shouldStop = { @Sendable in stop.requested }
         let progress = quiet ? nil : ProgressLine()
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
-        let outcome: RunOutcome
+        let outcome: StudyOutcome
         do {
-            outcome = try RunJob.execute(s, options)
+            outcome = try RunJob.execute(study, options)
         } catch let refusal as RunRefusal {
             progress?.finish()
             printError("widgetsim: \(refusal)")
@@ -117,16 +137,15 @@ struct Run: ParsableCommand {
         progress?.finish()
         switch outcome {
         case .finished(let result):
-            if !quiet { print(SummaryTable.render(result)) }
-            print(RunStatistics(result).line)
-            print("reports written to \(folder.path)/")
-            if !noReport {
-                if let written = try writeReportPage(in: folder, command: "widgetsim run", optional: true) {
-                    print("charts: open \(written.page.path) in a browser")
-                }
+            if !quiet {
+                print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
             }
+            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
+            RunStatistics(result, since: start).print()
+            print("reports written to \(folder.path)/")
+            if let page { print("charts: open \(page.page.path) in a browser") }
         case .shardWritten(let blocks, let result):
-            print(RunStatistics(result).line)
+            RunStatistics(result, since: start).print()
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
             print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
         case .interrupted(let done, let total):
@@ -238,44 +257,6 @@ func parseShard(_ text: String) -> Shard? {
     return Shard(index: k, count: n)
 }
 
-/// Loads a scenario, applies the command line's overrides and records where it came from.
-func prepareScenario(_ path: String, _ options: OverrideOptions) throws -> (Scenario, Provenance) {
-    var s = try loadScenario(path)
-    let overrides = options.asOverrides
-    do {
-        try overrides.apply(to: &s)
-    } catch {
-        printError("widgetsim: \(error)")
-        throw ExitCode(2)
-    }
-    for (option, value, limit) in [("--people", overrides.people, 10_000_000), ("--days", overrides.days, 100_000),
-                                   ("--replications", overrides.replications, 10_000)] {
-        if let value, value > limit {
-            printError("widgetsim: \(option) must be at most \(limit), got \(value)")
-            throw ExitCode(2)
-        }
-    }
-    if let seed = overrides.seed, seed > UInt64(Int64.max) {
-        printError("widgetsim: --seed must be a whole number in 0…\(Int64.max), got \(seed)")
-        throw ExitCode(2)
-    }
-    if overrides != RunOverrides() {
-        // The file passed the guard; the options may change what it estimates.
-        let findings = RunGuard.check(s)
-        if !findings.isEmpty {
-            for f in findings { printError("widgetsim: with the command line's options, \(f.message)") }
-            throw ExitCode(2)
-        }
-    }
-    var provenance = Provenance()
-    provenance.scenarioPath = path
-    provenance.scenarioText = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    provenance.overrides = overrides
-    provenance.commandLine = CommandLine.arguments
-    provenance.build = BuildInfo.stamp
-    return (s, provenance)
-}
-
 /// Progress on stderr, on one rewritten line, only when stderr is a terminal and the
 /// run has lasted more than two seconds.
 final class ProgressLine: @unchecked Sendable {
@@ -294,7 +275,9 @@ final class ProgressLine: @unchecked Sendable {
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
         let remaining = left < 60 ? String(format: "%.0f s", left)
                                   : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
-        let text = String(format: "\r%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6) + remaining + " left   "
+        let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
+        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6)
+            + remaining + " left   "
         FileHandle.standardError.write(Data(text.utf8))
         shown = true
     }
@@ -306,24 +289,42 @@ final class ProgressLine: @unchecked Sendable {
     }
 }
 
-/// The run's cost, as one line: events, wall time, rates and peak memory.
+/// The run's cost, as one line: events, the whole run's wall time (from the start of
+/// the command to its last report, plus the compute time recorded by blocks that
+/// earlier runs finished), rates and peak memory; and a line before it when some
+/// blocks came from earlier runs.
 struct RunStatistics {
     let events: Int64
     let personDays: Int
     let seconds: Double
     let peakMB: Double
+    let resumedBlocks: Int
+    let recordedSeconds: Double
 
-    init(_ r: RunResult) {
+    init(_ r: StudyResult, since start: UInt64) {
         events = r.events
         personDays = r.personDays
-        seconds = r.wallSeconds
+        resumedBlocks = r.results.first?.resumedBlocks ?? 0
+        recordedSeconds = r.results.first?.recordedSeconds ?? 0
+        seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 + recordedSeconds
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         peakMB = Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
     }
 
+    var resumedLine: String? {
+        guard resumedBlocks > 0 else { return nil }
+        return String(format: "resumed: %d blocks were finished by earlier runs, which recorded %.3f s of compute for them (included below)",
+                      resumedBlocks, recordedSeconds)
+    }
+
     var line: String {
         String(format: "simulated %lld events, %d person-days in %.3f s: %.0f events/s, %.0f person-days/s; peak memory %.1f MB",
                events, personDays, seconds, Double(events) / max(seconds, 1e-9), Double(personDays) / max(seconds, 1e-9), peakMB)
+    }
+
+    func print() {
+        if let resumedLine { Swift.print(resumedLine) }
+        Swift.print(line)
     }
 }

@@ -24,9 +24,11 @@ struct Validate: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                let s = try ScenarioLoader.load(path: file, policies: WidgetSimCLI.policies)
+                let study = try ScenarioLoader.loadStudy(path: file, policies: WidgetSimCLI.policies)
+                let s = study.first
                 for w in ScenarioWarnings.check(path: file, scenario: s) { printError(w.description) }
-                print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs)")
+                let points = study.isStudy ? ", a study of \(study.totalPoints) points" : ""
+                print("\(file): ok (\(s.name): \(s.people) people × \(s.days) days, \(s.widgets.count) widgets, \(s.policyPairs.count) policy pairs\(points))")
             } catch {
                 printError(error.description)
                 failed = true

@@ -32,19 +32,6 @@ struct WidgetSim: ParsableCommand {
     }
 }
 
-/// Loads a scenario against the program's policies, or exits with status 2 after
-/// printing every problem found; prints its warnings (the run goes on).
-func loadScenario(_ path: String) throws -> Scenario {
-    do {
-        let s = try ScenarioLoader.load(path: path, policies: WidgetSimCLI.policies)
-        for w in ScenarioWarnings.check(path: path, scenario: s) { printError(w.description) }
-        return s
-    } catch {
-        printError(error.description)
-        throw ExitCode(2)
-    }
-}
-
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }

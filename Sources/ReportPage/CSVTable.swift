@@ -85,6 +85,23 @@ struct CSVTable {
         lines = records.dropFirst().map(\.line)
     }
 
+    private init(file: String, header: [String], rows: [[String]], lines: [Int]) {
+        self.file = file
+        self.header = header
+        self.rows = rows
+        self.lines = lines
+    }
+
+    /// The rows of one point of a parameter study (files with a `point` column): point
+    /// `point`, or the first point in the file when it is nil or absent. Other files
+    /// are returned whole.
+    func onePoint(_ point: String?) -> CSVTable {
+        guard let c = header.firstIndex(of: "point"), let first = rows.first?[c] else { return self }
+        let wanted = point.flatMap { p in rows.contains { $0[c] == p } ? p : nil } ?? first
+        let keep = rows.indices.filter { rows[$0][c] == wanted }
+        return CSVTable(file: file, header: header, rows: keep.map { rows[$0] }, lines: keep.map { lines[$0] })
+    }
+
     /// Reads `name` in `folder`; `hint` says what would write it when it is missing.
     static func read(_ name: String, in folder: URL, hint: String) throws(ReportInputError) -> CSVTable {
         let url = folder.appendingPathComponent(name)
@@ -110,6 +127,13 @@ struct CSVTable {
             throw .damaged(file: file, line: 1, problem: "no column `\(names[0])` in the header")
         }
         return i
+    }
+
+    /// Field `column` of row `row` as a number; nil when the column is absent (the
+    /// reports leave out a column empty on every row).
+    func number(_ row: Int, _ column: Int?) throws(ReportInputError) -> Double? {
+        guard let column else { return nil }
+        return try number(row, column)
     }
 
     /// Field `column` of row `row` as a number; nil when empty; an error when not a number.

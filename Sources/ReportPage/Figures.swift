@@ -39,14 +39,18 @@ enum Figures {
             "\(gp(file)) skip 1 using 3:5:($3-$4):($3+$4):($5-$6):($5+$6) with xyerrorbars pt -1 lc rgb '#9a9a9a' title '95% intervals'",
             "\(gp(frontFile)) skip 1 using 3:4 with lines lw 2 dt 2 lc rgb '#333333' title 'Pareto front'",
         ]
+        // gnuplot refuses a series whose every point is undefined: a ranking or a
+        // baseline without a point draws none.
         for (i, r) in rankings.enumerated() {
-            plots.append("\(gp(file)) skip 1 using 3:($8==\(i + 1) ? $5 : NaN):7 with points pt variable ps 1.1 lc \(i + 1) notitle")
+            if points.contains(where: { $0.0.ranking == r }) {
+                plots.append("\(gp(file)) skip 1 using 3:($8==\(i + 1) ? $5 : NaN):7 with points pt variable ps 1.1 lc \(i + 1) notitle")
+            }
             plots.append("NaN with points pt 7 ps 1.1 lc \(i + 1) title \(gp(r))")
         }
         for (i, b) in budgets.enumerated() {
             plots.append("NaN with points pt \(pointType(i)) ps 1.1 lc rgb '#555555' title \(gp("budget " + b))")
         }
-        if c.baseline != nil {
+        if let baseline = c.baseline, points.contains(where: { $0.0 == baseline }) {
             plots.append("\(gp(file)) skip 1 using 3:($9==1 ? $5 : NaN) with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'baseline'")
         }
         let body = """
@@ -87,15 +91,23 @@ enum Figures {
             rows.append(row)
         }
         let name = "learning", file = "learning.csv"
-        var plots = ["\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'"]
+        // gnuplot refuses a series whose every point is undefined: such a series is left out.
+        func defined(_ column: Int) -> Bool {
+            rows.contains { if case .number(let v?) = $0[column - 1] { v.isFinite } else { false } }
+        }
+        var plots: [String] = []
+        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
         var column = 4
         if let staticRanking {
-            plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
+            if defined(4) {
+                plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
+            }
             column = 5
         }
-        for (i, r) in plotted.enumerated() {
+        for (i, r) in plotted.enumerated() where defined(column + i) {
             plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(i + 1) title \(gp(r))")
         }
+        guard !plots.isEmpty else { return nil }
         var shade = ""
         if d.warmupDays > 0 {
             shade = """
@@ -187,11 +199,12 @@ enum Figures {
         for p in pairs { header += ["\(p.budget)/\(p.ranking)", "\(p.budget)/\(p.ranking) ci95_half_width"] }
         var rows: [[ChartValue]] = []
         var marks = 0
+        var pairMarks = Array(repeating: 0, count: pairs.count)
         for (i, x) in xs.enumerated() {
             var row: [ChartValue] = [numeric ? .number(Double(x)!) : .number(Double(i)), .label(x)]
-            for p in pairs {
+            for (j, p) in pairs.enumerated() {
                 let e = s.rows.first { $0.pair == p && $0.parameters[parameter] == x }?.values[metric]
-                if e != nil { marks += 1 }
+                if e != nil { marks += 1; pairMarks[j] += 1 }
                 row += [.number(e.map { $0.mean * scale }), .number(e.map { ($0.halfWidth ?? 0) * scale })]
             }
             rows.append(row)
@@ -199,7 +212,8 @@ enum Figures {
         guard marks > 0 else { return nil }
         let name = "study_\(index)", file = "\(name).csv"
         var plots: [String] = []
-        for (i, p) in pairs.enumerated() {
+        // A pair without a value at any point is left out: gnuplot refuses a plot without a point.
+        for (i, p) in pairs.enumerated() where pairMarks[i] > 0 {
             let c = 3 + 2 * i
             plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
             plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")

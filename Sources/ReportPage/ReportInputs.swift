@@ -72,12 +72,15 @@ struct ComparisonTable {
     /// The first of the metric's names this run has, or nil.
     func name(of m: HeadlineMetric) -> String? { m.names.first { entries[$0] != nil } }
 
-    static func read(_ folder: URL) throws(ReportInputError) -> ComparisonTable {
-        let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`")
+    /// `point`: the study point to read (see `CSVTable.onePoint`).
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ComparisonTable {
+        let t = try CSVTable.read("comparison.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let baseBudget = try t.require("baseline_budget"), baseRanking = try t.require("baseline_ranking")
-        let metric = try t.require("metric"), mean = try t.require("mean"), half = try t.require("ci95_half_width")
-        let diff = try t.require("diff_mean"), diffHalf = try t.require("diff_ci95_half_width")
+        let metric = try t.require("metric")
+        // Left out when empty on every row (no metric defined; one pair, no difference).
+        let mean = t.column(["mean"]), half = t.column(["ci95_half_width"])
+        let diff = t.column(["diff_mean"]), diffHalf = t.column(["diff_ci95_half_width"])
         var c = ComparisonTable()
         var baseline: PairKey?
         for (i, row) in t.rows.enumerated() {
@@ -105,11 +108,12 @@ struct DailyTable {
     var pairs: [PairKey] = []
     var byPair: [PairKey: [Day]] = [:]
 
-    static func read(_ folder: URL) throws(ReportInputError) -> DailyTable {
-        let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`")
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> DailyTable {
+        let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking"), day = try t.require("day")
         let warmup = t.column(["warmup"])
-        let accuracy = try t.require("accuracy"), ceiling = try t.require("ceiling")
+        // Left out when empty on every row (no view ever wanted a widget).
+        let accuracy = t.column(["accuracy"]), ceiling = t.column(["ceiling"])
         let hits = t.column(["hits"]), wanted = t.column(["views_wanted"])
         struct Sums { var hits = 0.0, wanted = 0.0, acc = 0.0, accN = 0.0, ceil = 0.0, ceilN = 0.0, warmup = false }
         var sums: [PairKey: [Int: Sums]] = [:]
@@ -211,9 +215,9 @@ struct ReasonsTable {
 
     static let file = "reasons.csv"
 
-    static func read(_ folder: URL) throws(ReportInputError) -> ReasonsTable? {
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> ReasonsTable? {
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) else { return nil }
-        let t = try CSVTable.read(file, in: folder, hint: "")
+        let t = try CSVTable.read(file, in: folder, hint: "").onePoint(point)
         let budget = try t.require("budget"), ranking = try t.require("ranking")
         let reason = try t.require("reason", "reason_code", "code"), count = try t.require("count", "n")
         let replication = t.column(["replication"])
@@ -250,12 +254,14 @@ struct StudyTable {
     var parameters: [String] = []
     var metrics: [String] = []
     var rows: [Row] = []
+    /// The point the other sections show (`baseline_point`), when the file names one.
+    var baselinePoint: String?
 
     static let file = "study.csv"
     static let halfWidthSuffixes = ["_ci95_half_width", "_ci95", "_half_width", "_hw"]
     static let identityColumns: Set<String> = [
         "scenario", "point", "budget", "ranking", "replication", "replications", "seed",
-        "baseline_budget", "baseline_ranking", "people", "days", "warmup_days", "measured_days",
+        "baseline_budget", "baseline_ranking", "people", "days", "warmup_days", "measured_days", "baseline_point",
     ]
 
     static func read(_ folder: URL) throws(ReportInputError) -> StudyTable? {
@@ -265,16 +271,21 @@ struct StudyTable {
         var s = StudyTable()
         let known = Set(HeadlineMetric.headline.flatMap(\.names))
         var metricColumns: [(String, Int, Int?)] = []
-        for (i, name) in t.header.enumerated() where known.contains(name) {
+        for (i, column) in t.header.enumerated() {
+            // A mean is named by its metric, alone or with `_mean`.
+            let name = column.hasSuffix("_mean") ? String(column.dropLast(5)) : column
+            guard known.contains(name) else { continue }
             let half = t.column(halfWidthSuffixes.map { name + $0 })
             metricColumns.append((name, i, half))
         }
         let taken = Set(metricColumns.flatMap { [$0.1] + ($0.2.map { [$0] } ?? []) })
-        let parameterColumns = t.header.indices.filter { i in
+        // The parameters sit between `point` and `budget` when the file is ordered so.
+        let parameterColumns = point < budget ? Array(point + 1 ..< budget) : t.header.indices.filter { i in
             !taken.contains(i) && !identityColumns.contains(t.header[i])
                 && !halfWidthSuffixes.contains { t.header[i].hasSuffix($0) }
                 && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_")
         }
+        if let c = t.column(["baseline_point"]) { s.baselinePoint = t.rows.first?[c] }
         s.parameters = parameterColumns.map { t.header[$0] }
         s.metrics = metricColumns.map(\.0)
         for (i, row) in t.rows.enumerated() {

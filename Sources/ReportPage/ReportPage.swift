@@ -143,8 +143,12 @@ struct Inputs {
     static func read(_ folder: URL) throws(ReportInputError) -> Inputs {
         var identity = try SummaryFacts.read(folder).identity
         try RunJSON.read(folder, into: &identity)
-        return Inputs(identity: identity, comparison: try ComparisonTable.read(folder), daily: try DailyTable.read(folder),
-                      reasons: try ReasonsTable.read(folder), study: try StudyTable.read(folder))
+        // A study's other sections show one point: its baseline point.
+        let study = try StudyTable.read(folder)
+        let point = study?.baselinePoint
+        return Inputs(identity: identity, comparison: try ComparisonTable.read(folder, point: point),
+                      daily: try DailyTable.read(folder, point: point),
+                      reasons: try ReasonsTable.read(folder, point: point), study: study)
     }
 }
 
@@ -213,7 +217,9 @@ enum Sections {
                 }
             }
             sections.append(Section(anchor: "studies", title: "Studies",
-                                    intro: "Each headline metric against each study parameter (from study.csv).",
+                                    intro: "Each headline metric against each study parameter (from study.csv). "
+                                        + "The other sections show the study's baseline point"
+                                        + (study.baselinePoint.map { " (point \($0))" } ?? "") + ".",
                                     charts: charts, layout: "grid"))
         } else {
             sections.append(Section(anchor: "studies", title: "Studies",

@@ -27,37 +27,12 @@ public enum ScenarioLoader {
         try parse(yaml: try read(path: path), file: path, budgets: budgets, rankings: rankings)
     }
 
-    /// Parses against the given policy catalogs (tests pass their own).
+    /// Parses against the given policy catalogs (tests pass their own). A file with a
+    /// `study:` gives its first point (every study value checked).
     static func parse(yaml: String, file: String, budgets: PolicyCatalog, rankings: PolicyCatalog)
         throws(ScenarioErrors) -> Scenario
     {
-        if let issue = sizeIssue(yaml, file: file) { throw ScenarioErrors(issues: [issue]) }
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch {
-            throw ScenarioErrors(issues: [SyntaxIssue.issue(for: error, file: file, yaml: yaml)])
-        }
-        let reader = ScenarioReader(file: file)
-        guard let root, !ScenarioReader.isNull(root) else {
-            reader.report("the file is empty: a scenario needs at least name, seed, days, people, start, "
-                          + "time_zone, widgets, budgets and rankings", line: 1, column: 1, path: "")
-            throw ScenarioErrors(issues: reader.issues)
-        }
-        let scenario = reader.scenario(root, budgets: budgets, rankings: rankings)
-        guard let scenario, reader.issues.isEmpty else {
-            // In file order; issues at one place keep the order they were found in.
-            let sorted = reader.issues.enumerated()
-                .sorted { ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset) }
-                .map(\.element)
-            var all = sorted.isEmpty ? [Self.internalIssue(file)] : sorted
-            if reader.unreported > 0, let last = all.last {
-                all.append(ScenarioIssue(file: file, line: last.line, column: last.column, path: ScenarioIssue.wholeFile,
-                                         message: "\(reader.unreported) more problems not shown; fix these first"))
-            }
-            throw ScenarioErrors(issues: all)
-        }
-        return scenario
+        try study(yaml: yaml, file: file, StudyRequest(point: 0), budgets: budgets, rankings: rankings).points[0].scenario
     }
 
     /// The largest scenario file: far beyond any real one (the default scenario is a

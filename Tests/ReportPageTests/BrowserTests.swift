@@ -107,8 +107,11 @@ struct BrowserTests {
         let marks = Dictionary(uniqueKeysWithValues: Sections.make(inputs).flatMap(\.charts).map { ($0.name, $0.marks) })
         #expect(written.charts.contains("reasons_refusal"))
         #expect(written.charts.contains("reasons_missed_view"))
-        // Three metrics × one parameter (per_day).
-        #expect(written.charts.filter { $0.hasPrefix("study_") }.count == 3)
+        // The study.csv of `widgetsim run scenarios/tiny.yaml --replications 3 --sweep
+        // budgets.daily_quota.per_day=12,24,48`: six headline metrics × one parameter.
+        #expect(written.charts.filter { $0.hasPrefix("study_") }.count == 6)
+        #expect(inputs.study?.parameters == ["budgets.daily_quota.per_day"])
+        #expect(inputs.study?.rows.count == 3 * 4)
 
         let load = try Browser.load(written.page)
         try checkFigures(load.dom, written, marks)

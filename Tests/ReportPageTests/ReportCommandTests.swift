@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WidgetSimReportPage
+import WidgetSimReports
+import WidgetSimScenario
 
 /// `widgetsim report` and `run --no-report`, through the built program.
 @Suite("widgetsim report")
@@ -26,6 +28,25 @@ struct ReportCommandTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("report.html")) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("report").path).sorted() == chartsBefore)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasPrefix(".report-") })
+    }
+
+    @Test("a run of one policy pair (no differences in comparison.csv) gets its page")
+    func onePair() throws {
+        var s = try ScenarioLoader.load(path: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml").path)
+        var overrides = RunOverrides()
+        overrides.budgets = [s.budgets[0].label]
+        overrides.rankings = [s.rankings[0].label]
+        try overrides.apply(to: &s)
+        let folder = temporaryFolder().appendingPathComponent("tiny")
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        var options = RunOptions(outputFolder: folder, threads: 1)
+        options.widgetDays = false
+        guard case .finished = try RunJob.execute(s, options) else { throw TestFailure("the run did not finish") }
+        let header = try String(contentsOf: folder.appendingPathComponent("comparison.csv"), encoding: .utf8).prefix { $0 != "\n" }
+        #expect(!header.contains("diff_mean"))
+        let r = try runProgram(try widgetsimBinary(), ["report", folder.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.html").path))
     }
 
     @Test("a missing CSV: exit 2, the file named, nothing written")
@@ -85,6 +106,47 @@ struct ReportCommandTests {
         #expect(FileManager.default.fileExists(atPath: without.appendingPathComponent("comparison.csv").path))
     }
 
+    /// The reports leave out a column empty on every row: no difference columns with
+    /// one policy pair, no accuracy when no view ever wanted a widget. The page is drawn
+    /// without them.
+    @Test("columns left out because they are empty everywhere: the page is still written")
+    func columnsLeftOutWhenEmpty() throws {
+        let folder = temporaryFolder().appendingPathComponent("one-pair")
+        let r = try runProgram(try widgetsimBinary(), ["run", "scenarios/bench-reference.yaml", "--people", "2", "--days", "2",
+                                                       "--quiet", "--no-widget-days", "--out", folder.path], in: repositoryRoot)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.html").path))
+        let comparison = try String(contentsOf: folder.appendingPathComponent("comparison.csv"), encoding: .utf8)
+        #expect(!comparison.contains("diff_mean"))
+        // daily.csv without its ratio columns, as a run whose ratios are never defined writes it.
+        let url = folder.appendingPathComponent("daily.csv")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let keep = lines[0].indices.filter { !["accuracy", "ceiling"].contains(lines[0][$0]) }
+        #expect(keep.count == lines[0].count - 2)
+        try (lines.map { row in keep.map { row[$0] }.joined(separator: ",") }.joined(separator: "\n") + "\n")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let again = try runProgram(try widgetsimBinary(), ["report", folder.path])
+        #expect(again.status == 0, "\(again.err)")
+    }
+
+    /// A person who almost never looks: no accuracy on any day, no point for some pairs.
+    /// gnuplot refuses a plot whose every point is undefined, so such series are left out.
+    @Test("a run whose figures have series without a single value: the page is still written")
+    func seriesWithoutValues() throws {
+        let folder = temporaryFolder()
+        let scenario = folder.appendingPathComponent("rare.yaml")
+        let tiny = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        #expect(tiny.contains("views_per_day: {mean: 40, cv: 0.2}"))
+        try tiny.replacingOccurrences(of: "views_per_day: {mean: 40, cv: 0.2}", with: "views_per_day: 0.0001")
+            .write(to: scenario, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let r = try runProgram(try widgetsimBinary(), ["run", scenario.path, "--quiet", "--no-widget-days", "--out", out.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.html").path))
+    }
+
     @Test("a chart's script redraws its figure from the files beside the page")
     func scriptsRedraw() throws {
         let (folder, _) = try runWithPage()
@@ -121,5 +183,26 @@ struct ReportPiecesTests {
         let t = try CSVTable(text: "charged_reloads_per_widget_day,x\n1,2\n", file: "t.csv")
         #expect(t.column(HeadlineMetric.chargedPerWidgetDay.names) == 0)
         #expect(t.column(HeadlineMetric.reloadsPerWidgetDay.names) == nil)
+    }
+}
+
+extension ReportCommandTests {
+    /// A study whose baseline point has no views (accuracy undefined on every day the
+    /// page shows) still gets its page: the lines without a value are left out.
+    @Test("a study whose baseline point has no views: the page is written")
+    func studyWithoutViewsAtTheBaselinePoint() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/study-budget.yaml"), encoding: .utf8)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("study.yaml")
+        try text.replacingOccurrences(of: "values: [40, 120]", with: "values: [1e-308, 120]")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let r = try runProgram(try widgetsimBinary(), ["run", file.path, "--people", "2", "--days", "2", "--replications", "1",
+                                                        "--threads", "1", "--quiet", "--no-widget-days", "--out", out.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.html").path))
+        let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(page.contains("id=\"studies\""))
     }
 }

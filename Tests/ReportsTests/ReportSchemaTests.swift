@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetSimModel
 import WidgetSimReports
+import WidgetSimScenario
 
 /// What an analyst loads: every file described by the schema, one unit per quantity,
 /// types that do not change with the data, identity on every row, warm-up kept apart,
@@ -52,6 +53,35 @@ import WidgetSimReports
         for (name, s) in try variants() {
             let folder = try report(s)
             defer { try? FileManager.default.removeItem(at: folder) }
+            try check(folder, name, s)
+        }
+    }
+
+    /// A study's files too: its point columns (an integer, a duration, a word) and
+    /// study.csv, with one replication (batches.csv) and with three.
+    @Test func aStudysFilesMatchTheirSchema() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        for replications in ["1", "3"] {
+            let request = StudyRequest(sets: ["replications=" + replications], sweeps: [
+                "budgets.daily_quota.per_day=4,12", "widgets.news.timeline.reload.after=15m,1h", "stack.rotation_limits=ios,none",
+            ])
+            let study = try ScenarioLoader.study(yaml: text, file: "tiny.yaml", request)
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var o = RunOptions(outputFolder: folder, threads: 2)
+            o.provenance.scenarioPath = "scenarios/tiny.yaml"
+            _ = try RunJob.execute(study, o)
+            try check(folder, "a study, \(replications) replications", study.first)
+            let types = try schema(folder).files.first { $0.file == "summary.csv" }!.columns.dropFirst(5).prefix(4).map(\.type)
+            #expect(types == [.integer, .integer, .string, .string])
+            let table = try schema(folder).files.first { $0.file == "study.csv" }
+            #expect(table?.columns.map(\.name).prefix(6) == ["scenario", "seed", "point", "budgets.daily_quota.per_day",
+                                                              "widgets.news.timeline.reload.after", "stack.rotation_limits"])
+        }
+    }
+
+    func check(_ folder: URL, _ name: String, _ s: Scenario) throws {
+        do {
             let schema = try schema(folder)
             let csvs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".csv") }.sorted()
             #expect(schema.files.map(\.file).sorted() == csvs, "\(name)")

@@ -129,7 +129,7 @@ func finished(_ outcome: RunOutcome) -> RunResult? {
 /// left out).
 func reports(in folder: URL) throws -> [String: String] {
     var out: [String: String] = [:]
-    for name in ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv", "batches.csv", "schema.json"] {
+    for name in ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "widget_days.csv", "batches.csv", "study.csv", "schema.json"] {
         let url = folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else { continue }
         out[name] = try String(contentsOf: url, encoding: .utf8)

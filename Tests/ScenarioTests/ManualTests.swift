@@ -58,3 +58,16 @@ import WidgetSimModel
         }
     }
 }
+
+extension ManualTests {
+    @Test func studyExampleReadsOnTheCompleteExample() throws {
+        let example = try #require(Self.blocks().first { $0.language == "yaml" })
+        let study = try #require(Self.blocks(after: "## Parameter studies").first { $0.language == "yaml" })
+        let s = try ScenarioLoader.study(yaml: example.body + study.body, file: "README.md")
+        #expect(s.parameters == ["budgets.quota12.per_day", "person.views_per_day.mean"])
+        #expect(s.points.count == 18)
+        #expect(s.points[4].values == ["30", "80"])
+        #expect(s.points[4].scenario.budgets[1].parameters["per_day"] == .number(30))
+        #expect(s.points[4].scenario.person.viewsPerDay.mean == 80)
+    }
+}

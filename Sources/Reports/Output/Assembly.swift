@@ -2,47 +2,92 @@ import Foundation
 import WidgetSimModel
 
 /// A run's reports assembled from finished blocks — one run's `parts/`, or the parts of
-/// several shards — and written into a report folder.
+/// several shards — and written into a report folder. A study's reports hold every
+/// point's rows, each with the point's columns, and `study.csv`.
 public struct Assembly {
-    public var result: RunResult
+    public var study: Study
+    /// One result per study point, in point order.
+    public var results: [RunResult]
     /// The rows files of every block, in report order (empty without widget_days).
     var rowsFiles: [URL]
 
-    /// Reads every listed block of every folder, checking each against the run.
+    init(study: Study, results: [RunResult], rowsFiles: [URL]) {
+        self.study = study
+        self.results = results
+        self.rowsFiles = rowsFiles
+    }
+
+    /// A plain run's reports.
+    init(result: RunResult, rowsFiles: [URL]) {
+        self.init(study: Study(single: result.scenario), results: [result], rowsFiles: rowsFiles)
+    }
+
+    /// The first point's result (a plain run's).
+    public var result: RunResult {
+        get { results[0] }
+        set { results[0] = newValue }
+    }
+
+    /// Reads every listed block of every folder, checking each against the run and its
+    /// checksums. The results' times are those the parts recorded (`recordedSeconds`
+    /// and `wallSeconds`: the blocks' wall times on their threads, summed).
     public static func load(_ s: Scenario, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
-        let plan = BlockPlan(s)
-        let pairs = s.policyPairs
-        let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
-        var totals = Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications)
+        try load(Study(single: s), from: folders, widgetDays: widgetDays)
+    }
+
+    public static func load(_ study: Study, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
+        let plan = BlockPlan(study)
+        let scenarios = study.points.map(\.scenario)
+        let pairs = scenarios.map(\.policyPairs)
+        let empty = scenarios.map { PairTotals(days: $0.days, widgets: $0.widgets.count, warmupDays: $0.warmupDays) }
+        var totals = scenarios.indices.map { k in
+            Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: scenarios[k].replications)
+        }
+        var blockTotals = scenarios.indices.map { k in
+            scenarios[k].replications == 1
+                ? Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: plan.points[k].count) : []
+        }
+        var pairSeconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
+        var recorded = 0.0
+        var blockCount = 0
         var rows: [(BlockID, URL)] = []
-        var blockTotals = s.replications == 1 ? Array(repeating: Array(repeating: empty, count: pairs.count), count: plan.count) : []
         for (parts, blocks) in folders {
             for id in blocks {
+                let k = id.point
+                let s = scenarios[k]
                 let url = PartFiles.countsURL(parts, id)
-                let (block, rowCount) = try PartFiles.readCounts(
-                    url, id, pairs: pairs.count, days: s.days, widgets: s.widgets.count,
-                    warmupDays: s.warmupDays, people: plan.people(of: id.block).count)
-                for p in 0 ..< pairs.count { totals[id.replication][p].add(block[p]) }
-                if s.replications == 1 { blockTotals[id.block] = block }
+                let part = try PartFiles.readCounts(
+                    url, id, pairs: pairs[k].count, days: s.days, widgets: s.widgets.count,
+                    warmupDays: s.warmupDays, people: plan.people(of: id).count)
+                for p in 0 ..< pairs[k].count {
+                    totals[k][id.replication][p].add(part.totals[p])
+                    pairSeconds[k][p] += part.pairSeconds[p]
+                }
+                if s.replications == 1 { blockTotals[k][id.block] = part.totals }
+                recorded += part.seconds
+                blockCount += 1
                 if widgetDays {
                     let rowsURL = PartFiles.rowsURL(parts, id)
-                    let lines = try PartFiles.countLines(rowsURL)
-                    guard lines == rowCount else {
-                        throw PartError.damaged(rowsURL.path, "it has \(lines) rows where its counts file records \(rowCount) (truncated)")
-                    }
+                    try PartFiles.checkRows(rowsURL, of: part)
                     rows.append((id, rowsURL))
                 }
             }
         }
-        let result = RunResult(
-            scenario: s, pairs: pairs, replications: s.replications, totals: totals,
-            pairSeconds: Array(repeating: 0, count: pairs.count), wallSeconds: 0, blockTotals: blockTotals)
-        return Assembly(result: result, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
+        let results = scenarios.indices.map { k in
+            var r = RunResult(
+                scenario: scenarios[k], pairs: pairs[k], replications: scenarios[k].replications, totals: totals[k],
+                pairSeconds: pairSeconds[k], wallSeconds: recorded, blockTotals: blockTotals[k])
+            r.resumedBlocks = blockCount
+            r.recordedSeconds = recorded
+            return r
+        }
+        return Assembly(study: study, results: results, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }
 
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
-    /// reasons.csv, widget_days.csv (when the blocks have rows), schema.json (the files
-    /// and columns written) and run.json into `folder`: all of them or, on failure, none.
+    /// reasons.csv, widget_days.csv (when the blocks have rows), study.csv (a study),
+    /// schema.json (the files and columns written) and run.json into `folder`: all of
+    /// them or, on failure, none.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -53,18 +98,19 @@ public struct Assembly {
             return f
         }
         var schemas: [FileSchema] = []
-        var tables = [ReportWriter.summaryTable(result), ReportWriter.dailyTable(result), Comparison.table([result]),
-                      ReasonsReport.table(result)]
-        if let batches = ReportWriter.batchesTable(result) { tables.append(batches) }
+        var tables = [ReportWriter.summaryTable(results, study: study), ReportWriter.dailyTable(results, study: study),
+                      Comparison.table(results, study: study), ReasonsReport.table(results, study: study)]
+        if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
+        if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
         for table in tables {
             try open(table.file).write(table.csv)
             schemas.append(table.schema)
         }
         if !rowsFiles.isEmpty {
             let f = try open("widget_days.csv")
-            try f.write(ReportWriter.widgetDaysHeader())
+            try f.write(ReportWriter.widgetDaysHeader(study))
             for url in rowsFiles { try f.append(contentsOf: url) }
-            schemas.append(ReportWriter.widgetDaysSchema)
+            schemas.append(ReportWriter.widgetDaysSchema(study))
         }
         try open("schema.json").write(ReportSchema(files: schemas).json())
         try open("run.json").write(record.json())
@@ -73,6 +119,8 @@ public struct Assembly {
         // last: it marks the report finished.
         for f in files { try f.finishWriting() }
         for f in files { try f.commit() }
+        // A study.csv left by an earlier study in this folder no longer belongs here.
+        if !study.isStudy { try? FileManager.default.removeItem(at: folder.appendingPathComponent("study.csv")) }
         OutputFolder.synchronize(folder)
     }
 }

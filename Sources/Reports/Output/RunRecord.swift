@@ -98,12 +98,39 @@ public struct RunRecord: Codable, Sendable {
     public var wallSeconds: Double
     public var events: Int64
     public var personDays: Int
-    /// events ÷ wall_seconds; absent for a merge (which simulates nothing).
+    /// events ÷ wall_seconds.
     public var eventsPerSecond: Double?
     public var pairSeconds: [PairCost]
+    /// Whether some blocks were finished by earlier runs (a `--resume`, or the shards of
+    /// a merge): how many, and the compute time their parts recorded (each block's wall
+    /// time on its thread, summed; included in `wall_seconds`).
+    public var resumed: Bool?
+    public var resumedBlocks: Int?
+    public var recordedSeconds: Double?
+    /// A parameter study's parameters and points; absent for a plain run.
+    public var study: StudyInfo?
+
+    public struct StudyInfo: Codable, Sendable {
+        /// The varied values' paths, in column order.
+        public var parameters: [String]
+        /// How many points the whole study has.
+        public var points: Int
+        /// The points this run simulated (all of them, or the one of `--point K`).
+        public var pointsRun: [Int]
+        public var baselinePoint: Int
+    }
 
     public init(scenario s: Scenario, manifest: RunManifest, provenance: Provenance, threads: Int?,
                 shards: Int?, started: Date, finished: Date, result: RunResult) {
+        self.init(scenario: s, manifest: manifest, provenance: provenance, threads: threads, shards: shards,
+                  started: started, finished: finished, results: [result], study: nil)
+    }
+
+    /// The record of a study: `results` holds one result per point run; events, person-days
+    /// and seconds per pair are summed over them.
+    public init(scenario s: Scenario, manifest: RunManifest, provenance: Provenance, threads: Int?,
+                shards: Int?, started: Date, finished: Date, results: [RunResult], study: Study?) {
+        let result = results[0]
         let iso = ISO8601DateFormatter()
         build = provenance.build
         commandLine = provenance.commandLine
@@ -124,12 +151,20 @@ public struct RunRecord: Codable, Sendable {
         self.started = iso.string(from: started)
         self.finished = iso.string(from: finished)
         wallSeconds = result.wallSeconds
-        events = result.events
-        personDays = result.personDays
-        eventsPerSecond = result.wallSeconds > 0 ? Double(result.events) / result.wallSeconds : nil
-        pairSeconds = zip(result.pairs, result.pairSeconds).map {
-            PairCost(budget: $0.budget, ranking: $0.ranking, seconds: $1)
+        events = results.reduce(0) { $0 + $1.events }
+        personDays = results.reduce(0) { $0 + $1.personDays }
+        eventsPerSecond = result.wallSeconds > 0 ? Double(events) / result.wallSeconds : nil
+        pairSeconds = result.pairs.indices.map { p in
+            PairCost(budget: result.pairs[p].budget, ranking: result.pairs[p].ranking,
+                     seconds: results.reduce(0) { $0 + ($1.pairSeconds.indices.contains(p) ? $1.pairSeconds[p] : 0) })
         }
+        if let study, study.isStudy {
+            self.study = StudyInfo(parameters: study.parameters, points: study.totalPoints,
+                                   pointsRun: study.points.map(\.number), baselinePoint: study.baselinePoint)
+        }
+        resumed = result.resumedBlocks > 0
+        resumedBlocks = result.resumedBlocks
+        recordedSeconds = result.recordedSeconds
     }
 
     static func policy(_ c: PolicyChoice, _ d: ([ParameterSpec], Bool)?) -> PolicyInfo {

@@ -258,7 +258,18 @@ public enum Schema {
             FileSchema(file: "batches.csv", rows: batchesRows, columns: batchesColumns),
             FileSchema(file: "reasons.csv", rows: reasonsRows, columns: reasonsColumns),
             FileSchema(file: "trace.csv", rows: traceRows, columns: traceColumns),
+            FileSchema(file: "study.csv", rows: StudyTable.rowsMeaning,
+                       columns: StudyTable.columns(studyColumns: genericStudyColumns)),
         ])
+    }
+
+    /// The study columns as `reports/SCHEMA.md` describes them: `point`, then one column
+    /// per study parameter, named by its path.
+    static var genericStudyColumns: [Column] {
+        [
+            Column("point", .integer, "the study point's number, from 0 (`widgetsim run FILE --points` lists them)"),
+            Column("<parameter path>", .string, "one column per study parameter, named by its path (`budgets.quota.per_day`): its value at this point, as written in the study; an integer column when every value is a whole number, a double column when every value is a decimal number"),
+        ]
     }
 
     /// `reports/SCHEMA.md`: the whole schema for people to read.
@@ -278,6 +289,7 @@ public enum Schema {
         """
         for (k, v) in ReportSchema.unitRules.sorted(by: { $0.key < $1.key }) { out += "\n- **\(k)**: \(v)" }
         out += "\n\nEvery CSV file is identical, byte for byte, between two runs of the same scenario,\nseed and options, whatever the thread count or shards. What measures the machine\n(seconds per pair, wall time, events per second) is in `run.json` and on the terminal.\n"
+        out += "\nA parameter study (a `study:` section, or `--sweep`) adds its columns to every row of\nevery file but the trace, after the identity columns (in comparison.csv, after `seed`):\n`point`, then one column per study parameter, named by its path, as in study.csv below.\n"
         for f in all.files {
             out += "\n## \(f.file)\n\nRows: \(f.rows).\n\n| column | type | unit | meaning | empty when |\n| --- | --- | --- | --- | --- |\n"
             for c in f.columns {

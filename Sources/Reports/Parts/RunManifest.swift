@@ -17,6 +17,12 @@ public struct RunOverrides: Codable, Sendable, Equatable {
     /// Budget / ranking labels to keep, in the scenario's order; nil keeps all.
     public var budgets: [String]?
     public var rankings: [String]?
+    /// `--set PATH=VALUE`, in order; nil when none.
+    public var sets: [String]?
+    /// `--sweep PATH=VALUES`, in order; nil when none.
+    public var sweeps: [String]?
+    /// `--point K`: only this point of the study.
+    public var point: Int?
 
     public init() {}
 
@@ -84,9 +90,12 @@ public struct RunManifest: Codable, Sendable, Equatable {
     public var blocksPerReplication: Int
     /// The shard these parts are, or nil for a whole run.
     public var shard: Shard?
+    /// The study points run, or nil for a plain run.
+    public var points: Int?
 
     public init(scenarioName: String, scenarioPath: String, scenarioText: String, overrides: RunOverrides,
-                widgetDays: Bool, blocksPerReplication: Int, shard: Shard?) {
+                widgetDays: Bool, blocksPerReplication: Int, shard: Shard?, points: Int? = nil) {
+        self.points = points
         self.scenarioName = scenarioName
         self.scenarioPath = scenarioPath
         self.scenarioText = scenarioText

@@ -11,6 +11,14 @@ public enum ShardMerge {
     public static func check(
         _ shardFolders: [String], rebuild: (RunManifest) throws -> Scenario
     ) throws -> (Scenario, RunManifest, [(parts: URL, blocks: [BlockID])]) {
+        let (study, first, folders) = try check(shardFolders, rebuildStudy: { Study(single: try rebuild($0)) })
+        return (study.first, first, folders)
+    }
+
+    /// As `check(_:rebuild:)`, for a study: `rebuild` makes the study from a manifest.
+    public static func check(
+        _ shardFolders: [String], rebuildStudy rebuild: (RunManifest) throws -> Study
+    ) throws -> (Study, RunManifest, [(parts: URL, blocks: [BlockID])]) {
         var manifests: [(folder: String, parts: URL, manifest: RunManifest)] = []
         for folder in shardFolders {
             let parts = URL(fileURLWithPath: folder).appendingPathComponent("parts")
@@ -53,14 +61,14 @@ public enum ShardMerge {
         if !missing.isEmpty {
             throw MergeRefusal("missing shard\(missing.count > 1 ? "s" : "") \(missing.map { "\($0)/\(n)" }.joined(separator: ", "))")
         }
-        let scenario: Scenario
+        let scenario: Study
         do {
             scenario = try rebuild(first)
         } catch {
             throw MergeRefusal("the scenario recorded in the shards no longer reads: \(error)")
         }
         let plan = BlockPlan(scenario)
-        guard plan.count == first.blocksPerReplication else {
+        guard plan.count == first.blocksPerReplication, (scenario.isStudy ? scenario.points.count : nil) == first.points else {
             throw MergeRefusal("the shards cut the people into \(first.blocksPerReplication) blocks, this version into \(plan.count)")
         }
         let folders = (0 ..< n).map { i in (parts: byIndex[i]!.1, blocks: plan.blocks(ofShard: Shard(index: i, count: n))) }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WidgetSimModel
 
@@ -23,6 +24,11 @@ public struct RunOptions: Sendable {
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
+    /// When the command started (`DispatchTime` uptime nanoseconds): the run's wall time
+    /// counts from here. Nil counts from the start of `RunJob.execute`.
+    public var startedAt: UInt64?
+    /// Receives what the run has to say on the way (a damaged part run again).
+    public var notice: (@Sendable (String) -> Void)?
 
     public init(outputFolder: URL, threads: Int = 1, shard: Shard? = nil, traceFile: URL? = nil) {
         self.outputFolder = outputFolder
@@ -41,6 +47,24 @@ public struct Provenance: Sendable {
     /// The commit the binary was built from.
     public var build = BuildStamp()
     public init() {}
+}
+
+/// What a study produced: one result per point, in point order.
+public struct StudyResult: Sendable {
+    public var study: Study
+    public var results: [RunResult]
+
+    public var events: Int64 { results.reduce(0) { $0 + $1.events } }
+    public var personDays: Int { results.reduce(0) { $0 + $1.personDays } }
+    public var wallSeconds: Double { results.first?.wallSeconds ?? 0 }
+}
+
+public enum StudyOutcome: Sendable {
+    case finished(StudyResult)
+    case shardWritten(blocks: Int, StudyResult)
+    case interrupted(blocksDone: Int, blocksTotal: Int)
+    /// `--resume` on a folder whose study had already finished (see `RunOutcome`).
+    case alreadyFinished(String)
 }
 
 public enum RunOutcome: Sendable {
@@ -72,17 +96,29 @@ public enum RunOutcome: Sendable {
 /// leaves either `parts/` complete (resumable) or a complete report.
 public enum RunJob {
     public static func execute(_ scenario: Scenario, _ options: RunOptions) throws -> RunOutcome {
+        switch try execute(Study(single: scenario), options) {
+        case .finished(let r): .finished(r.results[0])
+        case .shardWritten(let blocks, let r): .shardWritten(blocks: blocks, r.results[0])
+        case .interrupted(let done, let total): .interrupted(blocksDone: done, blocksTotal: total)
+        case .alreadyFinished(let when): .alreadyFinished(when)
+        }
+    }
+
+    /// Runs every point of a study (a plain run is a study of one point) as one block plan.
+    public static func execute(_ study: Study, _ options: RunOptions) throws -> StudyOutcome {
         let started = Date()
         let folder = options.outputFolder
         let parts = folder.appendingPathComponent("parts")
-        let plan = BlockPlan(scenario)
+        let plan = BlockPlan(study)
         let manifest = RunManifest(
-            scenarioName: scenario.name, scenarioPath: options.provenance.scenarioPath,
+            scenarioName: study.first.name, scenarioPath: options.provenance.scenarioPath,
             scenarioText: options.provenance.scenarioText, overrides: options.provenance.overrides,
-            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard)
+            widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard,
+            points: study.isStudy ? study.points.count : nil)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
-        _ = try WorldBuilder(scenario: scenario)  // a scenario the model rejects leaves no trace
+        let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
+        for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
         let lock = try OutputFolder.lock(folder)
         defer { withExtendedLifetime(lock) {} }
         OutputFolder.removeStaleFiles(in: folder)
@@ -90,9 +126,33 @@ public enum RunJob {
             return .alreadyFinished(done)
         }
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
-        let todo = wanted.filter { !FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }
+        // Blocks finished by an earlier run, each checked against its checksums; a
+        // damaged one is run again.
+        var earlier: [BlockID: BlockPart] = [:]
+        var todo: [BlockID] = []
+        for id in wanted {
+            let countsURL = PartFiles.countsURL(parts, id)
+            guard FileManager.default.fileExists(atPath: countsURL.path) else {
+                todo.append(id)
+                continue
+            }
+            do {
+                let s = study.points[id.point].scenario
+                let part = try PartFiles.readCounts(
+                    countsURL, id, pairs: s.policyPairs.count, days: s.days,
+                    widgets: s.widgets.count, warmupDays: s.warmupDays,
+                    people: plan.people(of: id).count)
+                if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
+                earlier[id] = part
+            } catch {
+                options.notice?("\(error); running \(id) again")
+                try? FileManager.default.removeItem(at: countsURL)
+                try? FileManager.default.removeItem(at: PartFiles.rowsURL(parts, id))
+                todo.append(id)
+            }
+        }
 
-        let runner = Runner(scenario: scenario, threads: options.threads)
+        let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
         runner.widgetDays = options.widgetDays
         runner.onProgress = options.progress
@@ -101,26 +161,52 @@ public enum RunJob {
         var trace: TraceWriter?
         if let url = options.traceFile {
             let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, scenario: scenario)
+            trace = try TraceWriter(file: file, scenario: study.first)
             runner.trace = trace
         }
         defer { trace?.abandon() }
-        let result = try runner.run(blocks: todo)
+        var results = try runner.runPoints(blocks: todo)
 
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
         try trace?.commit()
-        if options.shard != nil { return .shardWritten(blocks: wanted.count, result) }
 
-        var assembled = try Assembly.load(scenario, from: [(parts, wanted)], widgetDays: options.widgetDays)
-        assembled.result.pairSeconds = result.pairSeconds
-        assembled.result.wallSeconds = result.wallSeconds
+        // The whole run's time: this process's so far, and the compute time the parts of
+        // earlier runs recorded.
+        let recorded = wanted.reduce(0) { $0 + (earlier[$1]?.seconds ?? 0) }
+        func setTimes() {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9 + recorded
+            for k in results.indices {
+                results[k].resumedBlocks = earlier.count
+                results[k].recordedSeconds = recorded
+                results[k].wallSeconds = wall
+            }
+        }
+        if options.shard != nil {
+            setTimes()
+            return .shardWritten(blocks: wanted.count, StudyResult(study: study, results: results))
+        }
+
+        // The reports, from the blocks in memory and the parts of earlier runs (read and
+        // checked above): nothing this run wrote is read back.
+        for id in wanted {
+            guard let part = earlier[id] else { continue }
+            let k = id.point
+            for p in part.totals.indices {
+                results[k].totals[id.replication][p].add(part.totals[p])
+                results[k].pairSeconds[p] += part.pairSeconds[p]
+            }
+            if results[k].replications == 1 { results[k].blockTotals[id.block] = part.totals }
+        }
+        setTimes()
+        let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
+        let assembled = Assembly(study: study, results: results, rowsFiles: rowsFiles)
         let record = RunRecord(
-            scenario: scenario, manifest: manifest, provenance: options.provenance, threads: options.threads,
-            shards: nil, started: started, finished: Date(), result: assembled.result)
+            scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
+            shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
         OutputFolder.removeParts(parts)
-        return .finished(assembled.result)
+        return .finished(StudyResult(study: study, results: assembled.results))
     }
 
     /// Refuses to lose results: a finished report of another run, finished blocks that

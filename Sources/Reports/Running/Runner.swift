@@ -21,6 +21,10 @@ public struct RunProgress: Sendable {
     public var unitsTotal: Int
     public var events: Int64
     public var elapsedSeconds: Double
+    /// The study point of the block just finished (its number) and how many points the
+    /// study has; 1 for a plain run.
+    public var point = 0
+    public var points = 1
 }
 
 /// What a run produced: totals per replication and policy pair, and timing.
@@ -32,7 +36,13 @@ public struct RunResult: Sendable {
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
+    /// The run's wall time: from the start of the command to its reports, plus the
+    /// compute time recorded by the blocks that earlier runs finished (`recordedSeconds`).
     public var wallSeconds: Double
+    /// Blocks finished by earlier runs (a `--resume`, or the shards of a merge).
+    public var resumedBlocks = 0
+    /// The wall time those blocks took on their threads, as their parts record it.
+    public var recordedSeconds = 0.0
     /// With one replication, each block's totals (`blockTotals[block][pair]`): the
     /// independent groups of people that intervals are computed over. Empty otherwise.
     public var blockTotals: [[PairTotals]] = []
@@ -58,7 +68,8 @@ public struct RunResult: Sendable {
 /// With a `partsFolder`, each finished block is written there (see `PartFiles`) before
 /// it counts as done: an interrupted run loses only the blocks in progress.
 public final class Runner: @unchecked Sendable {
-    public let scenario: Scenario
+    public let study: Study
+    public var scenario: Scenario { study.first }
     public let threads: Int
     public let plan: BlockPlan
     /// Where finished blocks are written, if anywhere.
@@ -74,59 +85,67 @@ public final class Runner: @unchecked Sendable {
     /// written) and takes no new one.
     public var shouldStop: (@Sendable () -> Bool)?
 
-    public init(scenario: Scenario, threads: Int = 1) {
-        self.scenario = scenario
-        self.threads = max(1, threads)
-        plan = BlockPlan(scenario)
+    public convenience init(scenario: Scenario, threads: Int = 1) {
+        self.init(study: Study(single: scenario), threads: threads)
     }
 
-    /// Runs every block of the scenario.
-    public func run() throws -> RunResult { try run(blocks: plan.all) }
+    public init(study: Study, threads: Int = 1) {
+        self.study = study
+        self.threads = max(1, threads)
+        plan = BlockPlan(study)
+    }
 
-    /// Runs `blocks`; the result's totals hold only them.
-    public func run(blocks: [BlockID]) throws -> RunResult {
-        let s = scenario
-        _ = try WorldBuilder(scenario: s)  // fail early, on this thread
-        try UnregisteredPolicy.check(s)
-        let pairs = s.policyPairs
-        let empty = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: s.warmupDays)
+    /// Runs every block of the scenario (of the first point of a study).
+    public func run() throws -> RunResult { try run(blocks: plan.all.filter { $0.point == 0 }) }
+
+    /// Runs `blocks` of the first point; the result's totals hold only them.
+    public func run(blocks: [BlockID]) throws -> RunResult { try runPoints(blocks: blocks)[0] }
+
+    /// Runs `blocks`; one result per study point, whose totals hold only those blocks.
+    public func runPoints(blocks: [BlockID]) throws -> [RunResult] {
+        let points = study.points.map(\.scenario)
+        for s in points {  // fail early, on this thread
+            _ = try WorldBuilder(scenario: s)
+            try UnregisteredPolicy.check(s)
+        }
+        let pairs = points.map(\.policyPairs)
+        let empty = points.map { PairTotals(days: $0.days, widgets: $0.widgets.count, warmupDays: $0.warmupDays) }
 
         struct Shared {
             var next = 0
             var done = 0
             var events: Int64 = 0
-            var totals: [[PairTotals]]
-            var pairSeconds: [Double]
-            var blockTotals: [[PairTotals]]
+            var totals: [[[PairTotals]]]
+            var pairSeconds: [[Double]]
+            /// Per point: with one replication, each block's totals; empty otherwise.
+            var blockTotals: [[[PairTotals]]]
             var failure: (any Error)?
         }
         let shared = Locked(Shared(
-            totals: Array(repeating: Array(repeating: empty, count: pairs.count), count: s.replications),
-            pairSeconds: Array(repeating: 0, count: pairs.count),
-            blockTotals: s.replications == 1 ? Array(repeating: Array(repeating: empty, count: pairs.count), count: plan.count) : []))
+            totals: points.indices.map { k in
+                Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: points[k].replications)
+            },
+            pairSeconds: pairs.map { Array(repeating: 0, count: $0.count) },
+            blockTotals: points.indices.map { k in
+                points[k].replications == 1
+                    ? Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: plan.points[k].count) : []
+            }))
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
-        let formatter = ReportWriter.widgetDayRows(s, pairs: pairs)
+        let formatters = points.indices.map { k in
+            WidgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k))
+        }
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             do {
-                let builder = try WorldBuilder(scenario: s)
-                let engines = s.budgets.flatMap { b in
-                    s.rankings.map { r in
-                        PersonEngine(
-                            scenario: s,
-                            budget: s.policies.budget(named: b.name)!.make(b.parameters),
-                            ranking: s.policies.ranking(named: r.name)!.make(r.parameters))
-                    }
-                }
-                if let trace = self.trace {
-                    for (engine, pair) in zip(engines, pairs) {
-                        engine.trace = trace
-                        engine.tracePair = pair
-                    }
-                }
+                // The point whose world builder and engines this worker holds.
+                var current = -1
+                var builder: WorldBuilder?
+                var engines: [PersonEngine] = []
+                var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
-                var seconds = Array(repeating: 0.0, count: pairs.count)
+                // The block's widget_days rows not yet written.
+                var rowBytes: [UInt8] = []
                 while true {
                     let next: BlockID? = shared.withLock { st in
                         guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
@@ -135,9 +154,32 @@ public final class Runner: @unchecked Sendable {
                         return blocks[st.next - 1]
                     }
                     guard let id = next else { break }
+                    let blockStart = DispatchTime.now().uptimeNanoseconds
+                    let k = id.point
+                    let s = points[k]
+                    if k != current {
+                        builder = try WorldBuilder(scenario: s)
+                        engines = s.budgets.flatMap { b in
+                            s.rankings.map { r in
+                                PersonEngine(
+                                    scenario: s,
+                                    budget: s.policies.budget(named: b.name)!.make(b.parameters),
+                                    ranking: s.policies.ranking(named: r.name)!.make(r.parameters))
+                            }
+                        }
+                        if let trace = self.trace {
+                            for (engine, pair) in zip(engines, pairs[k]) {
+                                engine.trace = trace
+                                engine.tracePair = pair
+                            }
+                        }
+                        current = k
+                    }
                     (self.trace as? TraceWriter)?.replication = id.replication
-                    var totals = Array(repeating: empty, count: pairs.count)
+                    var totals = Array(repeating: empty[k], count: pairs[k].count)
+                    var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
                     var rowsFile: AtomicFile?
+                    var rowsChecksum = CRC32C()
                     var rows = 0
                     if self.widgetDays, let folder = self.partsFolder {
                         rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id))
@@ -145,45 +187,66 @@ public final class Runner: @unchecked Sendable {
                     defer { rowsFile?.abandon() }
                     var blockEvents: Int64 = 0
                     var stopped = false
-                    for person in self.plan.people(of: id.block) {
+                    for person in self.plan.people(of: id) {
                         if self.shouldStop?() == true {
                             stopped = true
                             break
                         }
-                        let world = builder.build(person: person, replication: id.replication)
+                        if let file = rowsFile, rowBytes.count >= 1 << 18 {
+                            rowsChecksum.update(rowBytes)
+                            try file.write(rowBytes)
+                            rowBytes.removeAll(keepingCapacity: true)
+                        }
+                        let world = builder!.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
-                            seconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                            blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                             try totals[p].add(counts, person: person, replication: id.replication,
-                                              pair: pairs[p], widgets: s.widgets)
+                                              pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
-                            if let file = rowsFile {
-                                try file.write(formatter(id.replication, person, p, counts))
+                            if rowsFile != nil {
+                                formatters[k].append(replication: id.replication, person: person, pair: p, counts, to: &rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }
                     }
-                    if stopped { break }
+                    if stopped {
+                        rowBytes.removeAll(keepingCapacity: true)
+                        break
+                    }
+                    for p in 0 ..< pairs[k].count { seconds[k][p] += blockSeconds[p] }
+                    if let file = rowsFile {
+                        rowsChecksum.update(rowBytes)
+                        try file.write(rowBytes)
+                        rowBytes.removeAll(keepingCapacity: true)
+                    }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
+                        let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         try AtomicFile.write(
-                            PartFiles.countsText(id, totals: totals, rows: rowsFile == nil ? -1 : rows),
+                            PartFiles.countsText(
+                                id, totals: totals, rows: rowsFile == nil ? -1 : rows,
+                                rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
+                                seconds: wall, pairSeconds: blockSeconds),
                             to: PartFiles.countsURL(folder, id))
                     }
                     let progress: RunProgress = shared.withLock { st in
-                        for p in 0 ..< pairs.count { st.totals[id.replication][p].add(totals[p]) }
-                        if s.replications == 1 { st.blockTotals[id.block] = totals }
+                        for p in 0 ..< pairs[k].count { st.totals[k][id.replication][p].add(totals[p]) }
+                        if s.replications == 1 { st.blockTotals[k][id.block] = totals }
                         st.done += 1
                         st.events += blockEvents
                         return RunProgress(
                             unitsDone: st.done, unitsTotal: blocks.count, events: st.events,
-                            elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                            elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+                            point: self.study.points[k].number, points: self.study.totalPoints)
                     }
                     self.onProgress?(progress)
                 }
                 shared.withLock { st in
-                    for p in 0 ..< pairs.count { st.pairSeconds[p] += seconds[p] }
+                    for k in pairs.indices {
+                        for p in 0 ..< pairs[k].count { st.pairSeconds[k][p] += seconds[k][p] }
+                    }
                 }
             } catch {
                 shared.withLock { st in if st.failure == nil { st.failure = error } }
@@ -192,9 +255,11 @@ public final class Runner: @unchecked Sendable {
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return try shared.withLock { st in
             if let failure = st.failure { throw failure }
-            return RunResult(
-                scenario: s, pairs: pairs, replications: s.replications,
-                totals: st.totals, pairSeconds: st.pairSeconds, wallSeconds: wall, blockTotals: st.blockTotals)
+            return points.indices.map { k in
+                RunResult(
+                    scenario: points[k], pairs: pairs[k], replications: points[k].replications,
+                    totals: st.totals[k], pairSeconds: st.pairSeconds[k], wallSeconds: wall, blockTotals: st.blockTotals[k])
+            }
         }
     }
 }

@@ -12,6 +12,8 @@ import Yams
 final class ScenarioReader {
     let file: String
     private(set) var issues: [ScenarioIssue] = []
+    /// The keys each mapping read accepts, by its path (study paths are checked against them).
+    private(set) var acceptedKeys: [String: [String]] = [:]
 
     init(file: String) { self.file = file }
 
@@ -77,6 +79,7 @@ final class ScenarioReader {
     /// `unknown` words the message for a key not in `keys` (by default "unknown key …").
     func fields(_ node: Node, _ path: String, keys: [String], what: String = "a mapping",
                 nullIsEmpty: Bool = false, unknown: ((String) -> String)? = nil) -> Fields? {
+        acceptedKeys[path] = keys
         if nullIsEmpty, Self.isNull(node) { return Fields(node: node, path: path, entries: [:]) }
         guard case .mapping(let mapping) = node else {
             report("expected \(what), got \(Self.found(node))" + Hints.forMapping(path, found: node), at: node, path: path)

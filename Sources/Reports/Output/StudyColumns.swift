@@ -1,0 +1,92 @@
+import WidgetSimModel
+
+/// The columns a parameter study adds to every row of every report file, after the
+/// identity columns: `point` (the point's number) and one column per study parameter,
+/// named by its path and holding the point's value as written in the study (`15m`,
+/// `ios`, `30`). A plain run has none.
+extension ReportWriter {
+    public static func studyColumns(_ study: Study) -> [String] {
+        studySchema(study).map(\.name)
+    }
+
+    /// The study columns with their types: a parameter whose every value is a whole
+    /// number is an integer column, one whose every value is a decimal number written
+    /// with a `.` a double column, any other (durations, words, mixed) a string column.
+    public static func studySchema(_ study: Study) -> [Column] {
+        guard study.isStudy else { return [] }
+        var columns = [Column("point", .integer, "the study point's number, from 0 (`widgetsim run FILE --points` lists them)")]
+        for (i, path) in study.parameters.enumerated() {
+            let values = study.points.map { $0.values[i] }
+            let type: ColumnType =
+                values.allSatisfy({ Int64($0) != nil }) ? .integer
+                : values.allSatisfy({ Double($0) != nil && $0.contains(".") && !$0.contains("e") }) ? .double : .string
+            columns.append(Column(path, type, "the study parameter `\(path)`: its value at this point, as written in the study"))
+        }
+        return columns
+    }
+
+    /// Point `index`'s values of the study columns (its number, then each parameter's value).
+    public static func studyFields(_ study: Study, point index: Int) -> [String] {
+        study.isStudy ? [String(study.points[index].number)] + study.points[index].values : []
+    }
+
+    /// One table of a study: each point's table (`tables[k]` for `study.points[k]`) under
+    /// one header, the study columns inserted at column `position` of every row. A plain
+    /// run's table is returned as it is.
+    public static func studyTable(_ tables: [Table], study: Study, at position: Int) -> Table {
+        guard study.isStudy, var table = tables.first else { return tables[0] }
+        table.columns.insert(contentsOf: studySchema(study), at: position)
+        table.rows = []
+        for (k, t) in tables.enumerated() {
+            let fields = studyFields(study, point: k)
+            for var row in t.rows {
+                row.insert(contentsOf: fields, at: position)
+                table.rows.append(row)
+            }
+        }
+        return table
+    }
+
+    /// Where the study columns go in a file whose rows start with the identity columns.
+    public static var studyPosition: Int { identityColumns.count }
+
+    public static func summaryTable(_ results: [RunResult], study: Study) -> Table {
+        studyTable(results.map(summaryTable), study: study, at: studyPosition)
+    }
+
+    public static func dailyTable(_ results: [RunResult], study: Study) -> Table {
+        studyTable(results.map(dailyTable), study: study, at: studyPosition)
+    }
+
+    /// `batches.csv` of a study (one replication): every point's blocks.
+    public static func batchesTable(_ results: [RunResult], study: Study) -> Table? {
+        let tables = results.compactMap(batchesTable)
+        guard tables.count == results.count else { return nil }
+        return studyTable(tables, study: study, at: studyPosition)
+    }
+
+    public static func widgetDaysHeader(_ study: Study) -> String {
+        CSV.row(widgetDaysSchema(study).columns.map(\.name))
+    }
+
+    public static func widgetDaysSchema(_ study: Study) -> FileSchema {
+        var schema = widgetDaysSchema
+        schema.columns.insert(contentsOf: studySchema(study), at: studyPosition)
+        return schema
+    }
+}
+
+extension Comparison {
+    /// `comparison.csv` of a study: each point's rows (its pairs against its own baseline
+    /// pair), in point order, the study columns after `seed`.
+    public static func table(_ results: [RunResult], study: Study) -> Table {
+        guard study.isStudy else { return table(results) }
+        return ReportWriter.studyTable(results.map { table([$0]) }, study: study, at: header.firstIndex(of: "seed")! + 1)
+    }
+}
+
+extension ReasonsReport {
+    public static func table(_ results: [RunResult], study: Study) -> Table {
+        ReportWriter.studyTable(results.map(table), study: study, at: ReportWriter.studyPosition)
+    }
+}
