@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReports
@@ -69,7 +70,10 @@ struct Batch: ParsableCommand {
                 print("[\(index + 1)/\(prepared.count)] \(s.name): finished earlier, skipped")
                 continue
             }
+            let start = DispatchTime.now().uptimeNanoseconds
             var options = RunOptions(outputFolder: folder, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            options.startedAt = start
+            options.notice = { @Sendable text in printError("widgetsim batch: \(s.name): \(text)") }
             options.widgetDays = !noWidgetDays
             options.resume = resume
             options.provenance = provenance
@@ -81,7 +85,9 @@ struct Batch: ParsableCommand {
                 if !quiet {
                     print(result.study.isStudy ? StudyTable.render(result.results, study: result.study) : SummaryTable.render(result.results[0]))
                 }
-                print("[\(index + 1)/\(prepared.count)] \(s.name): \(RunStatistics(result).line)")
+                let statistics = RunStatistics(result, since: start)
+                if let resumed = statistics.resumedLine { print("[\(index + 1)/\(prepared.count)] \(s.name): \(resumed)") }
+                print("[\(index + 1)/\(prepared.count)] \(s.name): \(statistics.line)")
             } catch {
                 progress?.finish()
                 printError("widgetsim batch: \(s.name): \(error)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
@@ -33,13 +34,17 @@ struct Merge: ParsableCommand {
 
     func run() throws {
         let started = Date()
+        let start = DispatchTime.now().uptimeNanoseconds
         do {
             let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
             let scenario = study.first
-            let assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
+            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
             let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
             defer { withExtendedLifetime(lock) {} }
             OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
+            // The run's time: the compute its parts recorded, and this merge's.
+            let wall = assembled.result.recordedSeconds + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            for k in assembled.results.indices { assembled.results[k].wallSeconds = wall }
             var provenance = Provenance()
             provenance.scenarioPath = first.scenarioPath
             provenance.scenarioText = first.scenarioText

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import WidgetSimModel
 import WidgetSimReportPage
@@ -88,6 +89,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        let start = DispatchTime.now().uptimeNanoseconds
         try checkOutputPath(out)
         let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
         if self.study.listPoints {
@@ -109,6 +111,8 @@ struct Run: ParsableCommand {
         options.resume = resume
         options.force = force
         options.provenance = provenance
+        options.startedAt = start
+        options.notice = { @Sendable text in printError("widgetsim: \(text)") }
         let stop = StopRequest.install()
         options.shouldStop = { @Sendable in stop.requested }
         let progress = quiet ? nil : ProgressLine()
@@ -136,15 +140,12 @@ struct Run: ParsableCommand {
             if !quiet {
                 print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
             }
-            print(RunStatistics(result).line)
+            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
+            RunStatistics(result, since: start).print()
             print("reports written to \(folder.path)/")
-            if !noReport {
-                if let written = try writeReportPage(in: folder, command: "widgetsim run", optional: true) {
-                    print("charts: open \(written.page.path) in a browser")
-                }
-            }
+            if let page { print("charts: open \(page.page.path) in a browser") }
         case .shardWritten(let blocks, let result):
-            print(RunStatistics(result).line)
+            RunStatistics(result, since: start).print()
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
             print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
         case .interrupted(let done, let total):
@@ -288,32 +289,42 @@ final class ProgressLine: @unchecked Sendable {
     }
 }
 
-/// The run's cost, as one line: events, wall time, rates and peak memory.
+/// The run's cost, as one line: events, the whole run's wall time (from the start of
+/// the command to its last report, plus the compute time recorded by blocks that
+/// earlier runs finished), rates and peak memory; and a line before it when some
+/// blocks came from earlier runs.
 struct RunStatistics {
     let events: Int64
     let personDays: Int
     let seconds: Double
     let peakMB: Double
+    let resumedBlocks: Int
+    let recordedSeconds: Double
 
-    init(_ r: StudyResult) {
-        self.init(events: r.events, personDays: r.personDays, seconds: r.wallSeconds)
-    }
-
-    init(_ r: RunResult) {
-        self.init(events: r.events, personDays: r.personDays, seconds: r.wallSeconds)
-    }
-
-    init(events: Int64, personDays: Int, seconds: Double) {
-        self.events = events
-        self.personDays = personDays
-        self.seconds = seconds
+    init(_ r: StudyResult, since start: UInt64) {
+        events = r.events
+        personDays = r.personDays
+        resumedBlocks = r.results.first?.resumedBlocks ?? 0
+        recordedSeconds = r.results.first?.recordedSeconds ?? 0
+        seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 + recordedSeconds
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         peakMB = Double(usage.ru_maxrss) / 1024  // Linux reports kilobytes
     }
 
+    var resumedLine: String? {
+        guard resumedBlocks > 0 else { return nil }
+        return String(format: "resumed: %d blocks were finished by earlier runs, which recorded %.3f s of compute for them (included below)",
+                      resumedBlocks, recordedSeconds)
+    }
+
     var line: String {
         String(format: "simulated %lld events, %d person-days in %.3f s: %.0f events/s, %.0f person-days/s; peak memory %.1f MB",
                events, personDays, seconds, Double(events) / max(seconds, 1e-9), Double(personDays) / max(seconds, 1e-9), peakMB)
+    }
+
+    func print() {
+        if let resumedLine { Swift.print(resumedLine) }
+        Swift.print(line)
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WidgetSimReportPage
+import WidgetSimReports
+import WidgetSimScenario
 
 /// `widgetsim report` and `run --no-report`, through the built program.
 @Suite("widgetsim report")
@@ -26,6 +28,25 @@ struct ReportCommandTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("report.html")) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("report").path).sorted() == chartsBefore)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasPrefix(".report-") })
+    }
+
+    @Test("a run of one policy pair (no differences in comparison.csv) gets its page")
+    func onePair() throws {
+        var s = try ScenarioLoader.load(path: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml").path)
+        var overrides = RunOverrides()
+        overrides.budgets = [s.budgets[0].label]
+        overrides.rankings = [s.rankings[0].label]
+        try overrides.apply(to: &s)
+        let folder = temporaryFolder().appendingPathComponent("tiny")
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        var options = RunOptions(outputFolder: folder, threads: 1)
+        options.widgetDays = false
+        guard case .finished = try RunJob.execute(s, options) else { throw TestFailure("the run did not finish") }
+        let header = try String(contentsOf: folder.appendingPathComponent("comparison.csv"), encoding: .utf8).prefix { $0 != "\n" }
+        #expect(!header.contains("diff_mean"))
+        let r = try runProgram(try widgetsimBinary(), ["report", folder.path])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.html").path))
     }
 
     @Test("a missing CSV: exit 2, the file named, nothing written")

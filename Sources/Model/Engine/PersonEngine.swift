@@ -59,7 +59,7 @@ public final class PersonEngine: EventHandler {
 
     // Per-run state.
     var world: PersonWorld!
-    var counts: PersonCounts
+    let counts: RunningCounts
     /// Per world process: its next item (index and time).
     var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
     /// The processes with items in this run's world, in rank order: only they are
@@ -129,7 +129,7 @@ public final class PersonEngine: EventHandler {
             ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
         audio = Array(repeating: 0, count: apps.count)
         suggestable = scenario.stack.suggestable
-        counts = PersonCounts(days: scenario.days, widgets: widgets.count)
+        counts = RunningCounts(days: scenario.days, widgets: widgets.count)
         foreground = Array(repeating: 0, count: apps.count)
         pending = Array(repeating: PendingRequest(), count: widgets.count)
         instances = Array(repeating: InstanceState(), count: widgets.count)
@@ -206,7 +206,7 @@ public final class PersonEngine: EventHandler {
         }
         self.world = nil
         activeTrace = nil
-        return counts
+        return counts.counts()
     }
 
     /// Makes item `i` of process `p` its next one.

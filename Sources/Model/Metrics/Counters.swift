@@ -184,3 +184,76 @@ public struct PersonCounts: Sendable {
         ReloadReason.allCases.reduce(0) { $0 + self[day, widget: w, WidgetCounter.reload($1)] }
     }
 }
+
+/// The counts of a run in progress, laid out as `PersonCounts` but in memory the
+/// engine owns and writes through pointers: a count is one add, with no
+/// copy-on-write check of an array per count. `counts()` copies them out at the end.
+final class RunningCounts {
+    let days: Int
+    let widgets: Int
+    let personCount: Int
+    let widgetCount: Int
+    let refusalCount: Int
+    let missedCount: Int
+    /// One allocation: person, widget, refusal and missed-view counts, in that order.
+    let storage: UnsafeMutablePointer<Int64>
+    let person: UnsafeMutablePointer<Int64>
+    let widget: UnsafeMutablePointer<Int64>
+    let refusals: UnsafeMutablePointer<Int64>
+    let missedViews: UnsafeMutablePointer<Int64>
+    let total: Int
+
+    init(days: Int, widgets: Int) {
+        self.days = days
+        self.widgets = widgets
+        personCount = days * PersonCounter.count
+        widgetCount = days * widgets * WidgetCounter.count
+        refusalCount = days * RefusalReason.count
+        missedCount = days * MissedViewReason.count
+        total = personCount + widgetCount + refusalCount + missedCount
+        storage = .allocate(capacity: total)
+        storage.initialize(repeating: 0, count: total)
+        person = storage
+        widget = storage + personCount
+        refusals = widget + widgetCount
+        missedViews = refusals + refusalCount
+    }
+
+    deinit { storage.deallocate() }
+
+    func reset() { storage.update(repeating: 0, count: total) }
+
+    /// A copy of the counts.
+    func counts() -> PersonCounts {
+        var c = PersonCounts(days: days, widgets: widgets)
+        c.person = Array(UnsafeBufferPointer(start: person, count: personCount))
+        c.widget = Array(UnsafeBufferPointer(start: widget, count: widgetCount))
+        c.refusals = Array(UnsafeBufferPointer(start: refusals, count: refusalCount))
+        c.missedViews = Array(UnsafeBufferPointer(start: missedViews, count: missedCount))
+        return c
+    }
+
+    @inline(__always)
+    subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
+        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
+    }
+
+    @inline(__always)
+    subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] }
+        set { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] = newValue }
+    }
+
+    @inline(__always)
+    subscript(day: Int, counter: PersonCounter) -> Int64 {
+        get { person[day * PersonCounter.count + counter.rawValue] }
+        set { person[day * PersonCounter.count + counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    subscript(day: Int, widget w: Int, counter: WidgetCounter) -> Int64 {
+        get { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] }
+        set { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] = newValue }
+    }
+}

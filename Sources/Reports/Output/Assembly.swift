@@ -28,7 +28,9 @@ public struct Assembly {
         set { results[0] = newValue }
     }
 
-    /// Reads every listed block of every folder, checking each against the run.
+    /// Reads every listed block of every folder, checking each against the run and its
+    /// checksums. The results' times are those the parts recorded (`recordedSeconds`
+    /// and `wallSeconds`: the blocks' wall times on their threads, summed).
     public static func load(_ s: Scenario, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
         try load(Study(single: s), from: folders, widgetDays: widgetDays)
     }
@@ -45,31 +47,39 @@ public struct Assembly {
             scenarios[k].replications == 1
                 ? Array(repeating: Array(repeating: empty[k], count: pairs[k].count), count: plan.points[k].count) : []
         }
+        var pairSeconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
+        var recorded = 0.0
+        var blockCount = 0
         var rows: [(BlockID, URL)] = []
         for (parts, blocks) in folders {
             for id in blocks {
                 let k = id.point
                 let s = scenarios[k]
                 let url = PartFiles.countsURL(parts, id)
-                let (block, rowCount) = try PartFiles.readCounts(
+                let part = try PartFiles.readCounts(
                     url, id, pairs: pairs[k].count, days: s.days, widgets: s.widgets.count,
                     warmupDays: s.warmupDays, people: plan.people(of: id).count)
-                for p in 0 ..< pairs[k].count { totals[k][id.replication][p].add(block[p]) }
-                if s.replications == 1 { blockTotals[k][id.block] = block }
+                for p in 0 ..< pairs[k].count {
+                    totals[k][id.replication][p].add(part.totals[p])
+                    pairSeconds[k][p] += part.pairSeconds[p]
+                }
+                if s.replications == 1 { blockTotals[k][id.block] = part.totals }
+                recorded += part.seconds
+                blockCount += 1
                 if widgetDays {
                     let rowsURL = PartFiles.rowsURL(parts, id)
-                    let lines = try PartFiles.countLines(rowsURL)
-                    guard lines == rowCount else {
-                        throw PartError.damaged(rowsURL.path, "it has \(lines) rows where its counts file records \(rowCount) (truncated)")
-                    }
+                    try PartFiles.checkRows(rowsURL, of: part)
                     rows.append((id, rowsURL))
                 }
             }
         }
         let results = scenarios.indices.map { k in
-            RunResult(
+            var r = RunResult(
                 scenario: scenarios[k], pairs: pairs[k], replications: scenarios[k].replications, totals: totals[k],
-                pairSeconds: Array(repeating: 0, count: pairs[k].count), wallSeconds: 0, blockTotals: blockTotals[k])
+                pairSeconds: pairSeconds[k], wallSeconds: recorded, blockTotals: blockTotals[k])
+            r.resumedBlocks = blockCount
+            r.recordedSeconds = recorded
+            return r
         }
         return Assembly(study: study, results: results, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
     }

@@ -85,6 +85,11 @@ public final class AtomicFile: @unchecked Sendable {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    public func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
     /// Appends the bytes of the file at `source`.
     public func append(contentsOf source: URL) throws {
         try flush()

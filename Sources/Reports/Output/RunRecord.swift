@@ -98,9 +98,15 @@ public struct RunRecord: Codable, Sendable {
     public var wallSeconds: Double
     public var events: Int64
     public var personDays: Int
-    /// events ÷ wall_seconds; absent for a merge (which simulates nothing).
+    /// events ÷ wall_seconds.
     public var eventsPerSecond: Double?
     public var pairSeconds: [PairCost]
+    /// Whether some blocks were finished by earlier runs (a `--resume`, or the shards of
+    /// a merge): how many, and the compute time their parts recorded (each block's wall
+    /// time on its thread, summed; included in `wall_seconds`).
+    public var resumed: Bool?
+    public var resumedBlocks: Int?
+    public var recordedSeconds: Double?
     /// A parameter study's parameters and points; absent for a plain run.
     public var study: StudyInfo?
 
@@ -156,6 +162,9 @@ public struct RunRecord: Codable, Sendable {
             self.study = StudyInfo(parameters: study.parameters, points: study.totalPoints,
                                    pointsRun: study.points.map(\.number), baselinePoint: study.baselinePoint)
         }
+        resumed = result.resumedBlocks > 0
+        resumedBlocks = result.resumedBlocks
+        recordedSeconds = result.recordedSeconds
     }
 
     static func policy(_ c: PolicyChoice, _ d: ([ParameterSpec], Bool)?) -> PolicyInfo {

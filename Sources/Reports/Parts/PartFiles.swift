@@ -6,23 +6,28 @@ import WidgetSimModel
 ///
 /// - `<stem>.rows`: the block's `widget_days.csv` rows (no header), when asked for;
 /// - `<stem>.counts`: the block's totals per policy pair, written last, so a block is
-///   finished exactly when its counts file exists. Its last line, `end`, and the row
-///   count it records detect a truncated file.
+///   finished exactly when its counts file exists.
 ///
 /// Counts format (text, one record per line, fields separated by single spaces):
 ///
-///     widgetsim-counts 2
-///     block <replication> <block> pairs <P> days <D> widgets <W> people <N> rows <R>
+///     widgetsim-counts 3
+///     block <replication> <block> pairs <P> days <D> widgets <W> people <N> rows <R> rowscrc <C>
+///     seconds <block seconds> <seconds of each pair>
 ///     person <pair> <day> <PersonCounter values in declaration order>
 ///     widget <pair> <day> <widget> <WidgetCounter values>
 ///     refusals <pair> <day> <RefusalReason counts in declaration order>
 ///     missed <pair> <day> <MissedViewReason counts in declaration order>
 ///     histogram <pair> <reloads>:<widget-days> ...
-///     end
+///     end <K>
 ///
-/// where R is the number of rows in the rows file, or −1 when none was written.
+/// where R is the number of rows in the rows file, or −1 when none was written; C the
+/// CRC-32C of the rows file's bytes (8 hex digits), or `-` without one; `seconds` the
+/// wall time the block took on its thread (world generation and part writing included)
+/// and the time each pair's simulation took in it; and K the CRC-32C of every byte of
+/// the counts file before the `end` line. A changed byte anywhere in either file makes
+/// its checksum differ; a truncated file lacks its `end` line or rows.
 public enum PartFiles {
-    static let magic = "widgetsim-counts 2"
+    static let magic = "widgetsim-counts 3"
 
     public static func countsURL(_ folder: URL, _ id: BlockID) -> URL {
         folder.appendingPathComponent("\(id.stem).counts")
@@ -31,11 +36,15 @@ public enum PartFiles {
         folder.appendingPathComponent("\(id.stem).rows")
     }
 
-    /// The counts text of one finished block.
-    static func countsText(_ id: BlockID, totals: [PairTotals], rows: Int) -> String {
+    /// The counts text of one finished block, its checksum line included.
+    static func countsText(_ id: BlockID, totals: [PairTotals], rows: Int, rowsChecksum: UInt32?,
+                           seconds: Double, pairSeconds: [Double]) -> String {
         let t0 = totals[0]
         var out = magic + "\n"
-        out += "block \(id.replication) \(id.block) pairs \(totals.count) days \(t0.days) widgets \(t0.widgets) people \(t0.people) rows \(rows)\n"
+        out += "block \(id.replication) \(id.block) pairs \(totals.count) days \(t0.days) widgets \(t0.widgets) people \(t0.people) rows \(rows) rowscrc \(rowsChecksum.map { CRC32C.hex($0) } ?? "-")\n"
+        out += "seconds \(seconds)"
+        for s in pairSeconds { out += " \(s)" }
+        out += "\n"
         for (p, t) in totals.enumerated() {
             for d in 0 ..< t.days {
                 out += "person \(p) \(d)"
@@ -56,30 +65,54 @@ public enum PartFiles {
             for (k, n) in t.reloadHistogram.enumerated() where n > 0 { out += " \(k):\(n)" }
             out += "\n"
         }
-        return out + "end\n"
+        return out + "end \(CRC32C.hex(CRC32C.of(out.utf8)))\n"
     }
 
-    /// Reads a block's counts, checking them against what the run expects.
+    /// Reads a block's counts, checking its checksum and then its records against what
+    /// the run expects.
     static func readCounts(
         _ url: URL, _ id: BlockID, pairs: Int, days: Int, widgets: Int, warmupDays: Int, people: Int
-    ) throws -> (totals: [PairTotals], rows: Int) {
+    ) throws -> BlockPart {
         func damaged(_ why: String) -> PartError { .damaged(url.path, why) }
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { throw PartError.missing(url.path) }
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw PartError.missing(url.path) }
+        let bytes = [UInt8](data)
+        guard bytes.last == 0x0A else { throw damaged("it does not end with a line break (truncated)") }
+        // The last line: `end <checksum of every byte before it>`.
+        let lastStart = (bytes.dropLast().lastIndex(of: 0x0A) ?? -1) + 1
+        let last = String(decoding: bytes[lastStart ..< bytes.count - 1], as: UTF8.self)
+        let endFields = last.split(separator: " ")
+        guard endFields.count == 2, endFields[0] == "end", let recorded = UInt32(endFields[1], radix: 16) else {
+            throw damaged("its last line is not `end <checksum>` (truncated, or written by another version)")
+        }
+        let computed = CRC32C.of(bytes[0 ..< lastStart])
+        guard computed == recorded else {
+            throw damaged("its CRC-32C is \(CRC32C.hex(computed)) where its last line records \(endFields[1]): a byte before that line changed")
+        }
+        let text = String(decoding: bytes[0 ..< lastStart], as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.last == "" else { throw damaged("it does not end with a line break (truncated)") }
         lines.removeLast()
         guard lines.first.map(String.init) == magic else { throw damaged("it does not start with `\(magic)`") }
-        guard lines.last == "end" else { throw damaged("its last line is not `end` (truncated)") }
+        guard lines.count >= 3 else { throw damaged("it has no records") }
         let head = lines[1].split(separator: " ").map(String.init)
         let expected = ["block", "\(id.replication)", "\(id.block)", "pairs", "\(pairs)", "days", "\(days)",
                         "widgets", "\(widgets)", "people", "\(people)", "rows"]
-        guard head.count == 13, Array(head[0 ..< 12]) == expected, let rows = Int(head[12]) else {
-            throw damaged("its header `\(lines[1])` does not match this run (expected `\(expected.joined(separator: " ")) …`)")
+        guard head.count == 15, Array(head[0 ..< 12]) == expected, let rows = Int(head[12]), head[13] == "rowscrc",
+              head[14] == "-" || UInt32(head[14], radix: 16) != nil else {
+            throw damaged("its header `\(lines[1])` does not match this run (expected `\(expected.joined(separator: " ")) … rowscrc …`)")
+        }
+        let times = lines[2].split(separator: " ")
+        guard times.count == 2 + pairs, times[0] == "seconds", let blockSeconds = Double(times[1]) else {
+            throw damaged("its line 3 `\(lines[2])` is not `seconds` with the block's and each of \(pairs) pairs' times")
+        }
+        var pairSeconds: [Double] = []
+        for t in times[2...] {
+            guard let v = Double(t) else { throw damaged("unreadable time in `\(lines[2])`") }
+            pairSeconds.append(v)
         }
         var totals = Array(repeating: PairTotals(days: days, widgets: widgets, warmupDays: warmupDays), count: pairs)
         for p in 0 ..< pairs { totals[p].people = people }
         var seen = 0
-        for line in lines[2 ..< lines.count - 1] {
+        for line in lines[3...] {
             let f = line.split(separator: " ")
             guard let kind = f.first, f.count >= 2, let p = Int(f[1]), (0 ..< pairs).contains(p) else {
                 throw damaged("unreadable line `\(line)`")
@@ -132,19 +165,43 @@ public enum PartFiles {
         guard seen == records else {
             throw damaged("it holds \(seen) records, not \(records)")
         }
-        return (totals, rows)
+        return BlockPart(
+            totals: totals, rows: rows, rowsChecksum: head[14] == "-" ? nil : UInt32(head[14], radix: 16),
+            seconds: blockSeconds, pairSeconds: pairSeconds)
     }
 
-    /// Counts the lines of a rows file (checks it against the counts file's record).
-    static func countLines(_ url: URL) throws -> Int {
+    /// Checks a block's rows file against what its counts file records: its number of
+    /// lines and its CRC-32C.
+    static func checkRows(_ url: URL, of part: BlockPart) throws {
         guard let handle = try? FileHandle(forReadingFrom: url) else { throw PartError.missing(url.path) }
         defer { try? handle.close() }
         var lines = 0
+        var crc = CRC32C()
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             lines += chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            chunk.withUnsafeBytes { crc.update($0) }
         }
-        return lines
+        guard lines == part.rows else {
+            throw PartError.damaged(url.path, "it has \(lines) rows where its counts file records \(part.rows) (truncated)")
+        }
+        guard let recorded = part.rowsChecksum else {
+            throw PartError.damaged(url.path, "its counts file records no checksum for it")
+        }
+        guard crc.value == recorded else {
+            throw PartError.damaged(url.path, "its CRC-32C is \(CRC32C.hex(crc.value)) where its counts file records \(CRC32C.hex(recorded)): a byte changed")
+        }
     }
+}
+
+/// One finished block as its counts file records it.
+struct BlockPart {
+    var totals: [PairTotals]
+    /// Rows in the block's rows file, or −1 when it has none.
+    var rows: Int
+    var rowsChecksum: UInt32?
+    /// Wall time the block took on its thread, and each pair's simulation in it.
+    var seconds: Double
+    var pairSeconds: [Double]
 }
 
 public enum PartError: Error, CustomStringConvertible {

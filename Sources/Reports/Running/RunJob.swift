@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import WidgetSimModel
 
@@ -27,6 +28,11 @@ public struct RunOptions: Sendable {
     public var progress: (@Sendable (RunProgress) -> Void)?
     /// How the run came about, for `run.json` and the manifest.
     public var provenance = Provenance()
+    /// When the command started (`DispatchTime` uptime nanoseconds): the run's wall time
+    /// counts from here. Nil counts from the start of `RunJob.execute`.
+    public var startedAt: UInt64?
+    /// Receives what the run has to say on the way (a damaged part run again).
+    public var notice: (@Sendable (String) -> Void)?
 
     /// Options for a run into `outputFolder`; the others keep their defaults.
     public init(outputFolder: URL, threads: Int = 1, shard: Shard? = nil, traceFile: URL? = nil) {
@@ -71,7 +77,7 @@ public enum StudyOutcome: Sendable {
     case alreadyFinished(String)
 }
 
-/// How ``RunJob/execute(_:_:)`` ended.
+/// How `RunJob.execute(_:_:)` of one scenario ended.
 public enum RunOutcome: Sendable {
     /// Reports written; the result holds every block.
     case finished(RunResult)
@@ -124,6 +130,7 @@ public enum RunJob {
             points: study.isStudy ? study.points.count : nil)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
 
+        let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
         for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
         let lock = try OutputFolder.lock(folder)
         defer { withExtendedLifetime(lock) {} }
@@ -132,7 +139,31 @@ public enum RunJob {
             return .alreadyFinished(done)
         }
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
-        let todo = wanted.filter { !FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }
+        // Blocks finished by an earlier run, each checked against its checksums; a
+        // damaged one is run again.
+        var earlier: [BlockID: BlockPart] = [:]
+        var todo: [BlockID] = []
+        for id in wanted {
+            let countsURL = PartFiles.countsURL(parts, id)
+            guard FileManager.default.fileExists(atPath: countsURL.path) else {
+                todo.append(id)
+                continue
+            }
+            do {
+                let s = study.points[id.point].scenario
+                let part = try PartFiles.readCounts(
+                    countsURL, id, pairs: s.policyPairs.count, days: s.days,
+                    widgets: s.widgets.count, warmupDays: s.warmupDays,
+                    people: plan.people(of: id).count)
+                if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
+                earlier[id] = part
+            } catch {
+                options.notice?("\(error); running \(id) again")
+                try? FileManager.default.removeItem(at: countsURL)
+                try? FileManager.default.removeItem(at: PartFiles.rowsURL(parts, id))
+                todo.append(id)
+            }
+        }
 
         let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
@@ -147,18 +178,42 @@ public enum RunJob {
             runner.trace = trace
         }
         defer { trace?.abandon() }
-        let results = try runner.runPoints(blocks: todo)
+        var results = try runner.runPoints(blocks: todo)
 
         let done = wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count
         if done < wanted.count { return .interrupted(blocksDone: done, blocksTotal: wanted.count) }
         try trace?.commit()
-        if options.shard != nil { return .shardWritten(blocks: wanted.count, StudyResult(study: study, results: results)) }
 
-        var assembled = try Assembly.load(study, from: [(parts, wanted)], widgetDays: options.widgetDays)
-        for k in results.indices {
-            assembled.results[k].pairSeconds = results[k].pairSeconds
-            assembled.results[k].wallSeconds = results[k].wallSeconds
+        // The whole run's time: this process's so far, and the compute time the parts of
+        // earlier runs recorded.
+        let recorded = wanted.reduce(0) { $0 + (earlier[$1]?.seconds ?? 0) }
+        func setTimes() {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - startNs) / 1e9 + recorded
+            for k in results.indices {
+                results[k].resumedBlocks = earlier.count
+                results[k].recordedSeconds = recorded
+                results[k].wallSeconds = wall
+            }
         }
+        if options.shard != nil {
+            setTimes()
+            return .shardWritten(blocks: wanted.count, StudyResult(study: study, results: results))
+        }
+
+        // The reports, from the blocks in memory and the parts of earlier runs (read and
+        // checked above): nothing this run wrote is read back.
+        for id in wanted {
+            guard let part = earlier[id] else { continue }
+            let k = id.point
+            for p in part.totals.indices {
+                results[k].totals[id.replication][p].add(part.totals[p])
+                results[k].pairSeconds[p] += part.pairSeconds[p]
+            }
+            if results[k].replications == 1 { results[k].blockTotals[id.block] = part.totals }
+        }
+        setTimes()
+        let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
+        let assembled = Assembly(study: study, results: results, rowsFiles: rowsFiles)
         let record = RunRecord(
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), results: assembled.results, study: study)

@@ -39,8 +39,13 @@ public struct RunResult: Sendable {
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
     public var pairSeconds: [Double]
-    /// Wall-clock seconds of the run.
+    /// The run's wall time: from the start of the command to its reports, plus the
+    /// compute time recorded by the blocks that earlier runs finished (`recordedSeconds`).
     public var wallSeconds: Double
+    /// Blocks finished by earlier runs (a `--resume`, or the shards of a merge).
+    public var resumedBlocks = 0
+    /// The wall time those blocks took on their threads, as their parts record it.
+    public var recordedSeconds = 0.0
     /// With one replication, each block's totals (`blockTotals[block][pair]`): the
     /// independent groups of people that intervals are computed over. Empty otherwise.
     public var blockTotals: [[PairTotals]] = []
@@ -139,7 +144,7 @@ public final class Runner: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
         let formatters = points.indices.map { k in
-            ReportWriter.widgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k))
+            WidgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k))
         }
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -150,6 +155,8 @@ public final class Runner: @unchecked Sendable {
                 var engines: [PersonEngine] = []
                 var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
+                // The block's widget_days rows not yet written.
+                var rowBytes: [UInt8] = []
                 while true {
                     let next: BlockID? = shared.withLock { st in
                         guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
@@ -158,6 +165,7 @@ public final class Runner: @unchecked Sendable {
                         return blocks[st.next - 1]
                     }
                     guard let id = next else { break }
+                    let blockStart = DispatchTime.now().uptimeNanoseconds
                     let k = id.point
                     let s = points[k]
                     if k != current {
@@ -180,7 +188,9 @@ public final class Runner: @unchecked Sendable {
                     }
                     (self.trace as? TraceWriter)?.replication = id.replication
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
+                    var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
                     var rowsFile: AtomicFile?
+                    var rowsChecksum = CRC32C()
                     var rows = 0
                     if self.widgetDays, let folder = self.partsFolder {
                         rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id))
@@ -193,25 +203,43 @@ public final class Runner: @unchecked Sendable {
                             stopped = true
                             break
                         }
+                        if let file = rowsFile, rowBytes.count >= 1 << 18 {
+                            rowsChecksum.update(rowBytes)
+                            try file.write(rowBytes)
+                            rowBytes.removeAll(keepingCapacity: true)
+                        }
                         let world = builder!.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
                             let counts = engine.run(world, queue: &queue)
-                            seconds[k][p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                            blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                             try totals[p].add(counts, person: person, replication: id.replication,
                                               pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
-                            if let file = rowsFile {
-                                try file.write(formatters[k](id.replication, person, p, counts))
+                            if rowsFile != nil {
+                                formatters[k].append(replication: id.replication, person: person, pair: p, counts, to: &rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }
                     }
-                    if stopped { break }
+                    if stopped {
+                        rowBytes.removeAll(keepingCapacity: true)
+                        break
+                    }
+                    for p in 0 ..< pairs[k].count { seconds[k][p] += blockSeconds[p] }
+                    if let file = rowsFile {
+                        rowsChecksum.update(rowBytes)
+                        try file.write(rowBytes)
+                        rowBytes.removeAll(keepingCapacity: true)
+                    }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
+                        let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         try AtomicFile.write(
-                            PartFiles.countsText(id, totals: totals, rows: rowsFile == nil ? -1 : rows),
+                            PartFiles.countsText(
+                                id, totals: totals, rows: rowsFile == nil ? -1 : rows,
+                                rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
+                                seconds: wall, pairSeconds: blockSeconds),
                             to: PartFiles.countsURL(folder, id))
                     }
                     let progress: RunProgress = shared.withLock { st in

@@ -33,6 +33,8 @@ extension ScenarioLoader {
         try study(yaml: try read(path: path), file: path, request, policies: policies)
     }
 
+    /// Parses `yaml` as a study (`file` names it in the issues), with the command line's
+    /// `request` applied; policies are looked up in `policies`, which every point keeps.
     public static func study(yaml: String, file: String, _ request: StudyRequest = StudyRequest(), policies: PolicyRegistry = .builtIn)
         throws(ScenarioErrors) -> Study
     {

@@ -1,0 +1,199 @@
+import Dispatch
+import Foundation
+import Testing
+import WidgetSimModel
+import WidgetSimReports
+import WidgetSimScenario
+
+/// What a run says on the way.
+final class Notices: @unchecked Sendable {
+    let lock = NSLock()
+    var lines: [String] = []
+    func add(_ text: String) {
+        lock.lock()
+        lines.append(text)
+        lock.unlock()
+    }
+}
+
+/// Checksummed parts, and run times that stay honest across resumes and merges.
+@Suite struct PartChecksumTests {
+    func tiny(_ change: (inout Scenario) -> Void = { _ in }) throws -> Scenario {
+        var s = try loadScenario("tiny.yaml")
+        change(&s)
+        return s
+    }
+
+    func options(_ folder: URL, threads: Int = 1) throws -> RunOptions {
+        var o = RunOptions(outputFolder: folder, threads: threads)
+        o.provenance.scenarioPath = "scenarios/tiny.yaml"
+        o.provenance.scenarioText = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        return o
+    }
+
+    /// Changes one decimal digit near the middle of a file (to the next digit), as a
+    /// flipped bit on a disk or in a copy would; returns where.
+    @discardableResult
+    func changeOneDigit(in url: URL) throws -> Int {
+        var bytes = [UInt8](try Data(contentsOf: url))
+        var i = bytes.count / 2
+        while !(0x30 ... 0x38).contains(bytes[i]) { i += 1 }
+        bytes[i] += 1
+        try Data(bytes).write(to: url)
+        return i
+    }
+
+    func runJSON(_ folder: URL) throws -> [String: Any] {
+        let data = try Data(contentsOf: folder.appendingPathComponent("run.json"))
+        return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+    }
+
+    @Test func crc32cMatchesItsCheckValueAndTheBitwiseDefinition() {
+        #expect(CRC32C.of(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.of([UInt8]()) == 0)
+        // The eight-bytes-a-step tables against the polynomial, one bit at a time, for
+        // every length around the step and every split of the input into two updates.
+        func bitwise(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0 ..< 8 { c = c & 1 != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
+            }
+            return ~c
+        }
+        let data = (0 ..< 40).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+        for n in 0 ... data.count {
+            let bytes = Array(data[0 ..< n])
+            #expect(CRC32C.of(bytes) == bitwise(bytes), "length \(n)")
+            for cut in 0 ... n {
+                var c = CRC32C()
+                c.update(bytes[0 ..< cut])
+                c.update(bytes[cut...])
+                #expect(c.value == bitwise(bytes), "length \(n) cut at \(cut)")
+            }
+        }
+    }
+
+    @Test func mergeRefusesAPartWithOneByteChangedInItsMiddle() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let s = try tiny()
+        let shards = try (0 ..< 2).map { k in
+            let folder = root.appendingPathComponent("shard-\(k)")
+            var o = try options(folder)
+            o.shard = Shard(index: k, count: 2)
+            _ = try RunJob.execute(s, o)
+            return folder.path
+        }
+        func merge() throws {
+            let (s, first, parts) = try ShardMerge.check(shards) { m in
+                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+                try m.overrides.apply(to: &s)
+                return s
+            }
+            let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays)
+            let record = RunRecord(scenario: s, manifest: first, provenance: Provenance(), threads: nil,
+                                   shards: shards.count, started: Date(), finished: Date(), result: assembled.result)
+            try assembled.write(to: root.appendingPathComponent("merged"), record: record)
+        }
+        func refusal() -> String? {
+            do { try merge() } catch { return "\(error)" }
+            return nil
+        }
+        #expect(refusal() == nil)
+        let parts = URL(fileURLWithPath: shards[1]).appendingPathComponent("parts")
+        for name in ["r0-b1.counts", "r0-b1.rows"] {
+            let url = parts.appendingPathComponent(name)
+            let original = try Data(contentsOf: url)
+            try changeOneDigit(in: url)
+            let message = refusal()
+            #expect(message?.hasPrefix("damaged part file \(url.path): its CRC-32C is ") == true, "\(message ?? "merged")")
+            #expect(message?.contains("a byte") == true)
+            try original.write(to: url)
+        }
+        #expect(refusal() == nil)
+    }
+
+    @Test func resumeRunsADamagedPartAgain() throws {
+        let whole = temporaryFolder(), broken = temporaryFolder()
+        defer { [whole, broken].forEach { try? FileManager.default.removeItem(at: $0) } }
+        let s = try tiny { $0.replications = 2 }
+        _ = try RunJob.execute(s, try options(whole))
+        var interrupted = try options(broken)
+        interrupted.stopAfterBlocks = 4
+        _ = try RunJob.execute(s, interrupted)
+        let damaged = broken.appendingPathComponent("parts/r0-b1.counts")
+        try changeOneDigit(in: damaged)
+        let notices = Notices()
+        var resumed = try options(broken)
+        resumed.resume = true
+        resumed.notice = { text in notices.add(text) }
+        let result = try #require(finished(try RunJob.execute(s, resumed)))
+        let said = notices.lines
+        #expect(said.count == 1)
+        #expect(said.first?.hasPrefix("damaged part file \(damaged.path): its CRC-32C is ") == true)
+        #expect(said.first?.hasSuffix("running replication 0, block 1 again") == true)
+        #expect(result.resumedBlocks == 3)
+        #expect(try reports(in: broken) == reports(in: whole))
+    }
+
+    @Test func aResumedRunReportsTheComputeTimeItsPartsRecorded() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let s = try tiny { $0.replications = 2 }
+        // Every block finishes, then the reports cannot be written: the parts stay.
+        let blocker = folder.appendingPathComponent("run.json")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        #expect(throws: (any Error).self) { try RunJob.execute(s, try options(folder)) }
+        try FileManager.default.removeItem(at: blocker)
+        let parts = folder.appendingPathComponent("parts")
+        var recorded = 0.0
+        var pairSeconds = Array(repeating: 0.0, count: s.policyPairs.count)
+        for id in BlockPlan(s).all {
+            let text = try String(contentsOf: parts.appendingPathComponent("\(id.stem).counts"), encoding: .utf8)
+            let fields = text.split(separator: "\n")[2].split(separator: " ")
+            #expect(fields.count == 2 + pairSeconds.count && fields[0] == "seconds")
+            recorded += Double(fields[1])!
+            for p in pairSeconds.indices { pairSeconds[p] += Double(fields[2 + p])! }
+        }
+        #expect(recorded > 0)
+
+        var resumed = try options(folder)
+        resumed.resume = true
+        let result = try #require(finished(try RunJob.execute(s, resumed)))
+        #expect(result.resumedBlocks == BlockPlan(s).all.count)
+        #expect(abs(result.recordedSeconds - recorded) <= 1e-9 * recorded)
+        #expect(result.wallSeconds >= recorded)
+        #expect(zip(result.pairSeconds, pairSeconds).allSatisfy { abs($0 - $1) <= 1e-9 * $1 } && result.pairSeconds.count == pairSeconds.count)
+        let json = try runJSON(folder)
+        #expect(json["resumed"] as? Bool == true)
+        #expect(json["resumed_blocks"] as? Int == BlockPlan(s).all.count)
+        #expect(abs((json["recorded_seconds"] as? Double ?? -1) - recorded) <= 1e-9 * recorded)
+        #expect(json["events"] as? Int == Int(result.events))
+        let wall = try #require(json["wall_seconds"] as? Double)
+        #expect(wall >= recorded)
+        let rate = try #require(json["events_per_second"] as? Double)
+        #expect(abs(rate - Double(result.events) / wall) <= 1e-9 * rate)
+    }
+
+    @Test func eventsPerSecondCountsTheWholeRun() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let s = try tiny { $0.replications = 2 }
+        var o = try options(folder)
+        // The command started a while before the run: that time counts too.
+        o.startedAt = DispatchTime.now().uptimeNanoseconds - 2_000_000_000
+        let result = try #require(finished(try RunJob.execute(s, o)))
+        #expect(result.resumedBlocks == 0 && result.recordedSeconds == 0)
+        let loopSeconds = result.pairSeconds.reduce(0, +)
+        let json = try runJSON(folder)
+        #expect(json["resumed"] as? Bool == false)
+        #expect(json["events"] as? Int == Int(result.events))
+        let wall = try #require(json["wall_seconds"] as? Double)
+        // One thread: the whole run holds the two seconds before it, and every pair's
+        // simulation.
+        #expect(wall >= 2 + loopSeconds)
+        let rate = try #require(json["events_per_second"] as? Double)
+        #expect(abs(rate - Double(result.events) / wall) <= 1e-9 * rate)
+    }
+}
