@@ -26,7 +26,7 @@ struct Run: ParsableCommand {
                            studies")
           report.html      the above drawn for people (gnuplot charts; their data
                            and scripts in report/); `widgetsim report` rebuilds it
-        Every column is described in reports/SCHEMA.md. The CSV files are the same,
+        Every column is described in docs/SCHEMA.md. The CSV files are the same,
         byte for byte, for the same scenario and options, whatever the threads.
 
         Finished blocks of people are kept in <out>/parts/ until the reports are

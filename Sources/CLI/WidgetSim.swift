@@ -21,7 +21,7 @@ struct WidgetSim: ParsableCommand {
           widgetsim validate scenarios/*.yaml
 
         The scenario format is documented in scenarios/README.md, the report
-        columns in reports/SCHEMA.md.
+        columns in docs/SCHEMA.md.
         """,
         version: versionText,
         subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Policies.self])

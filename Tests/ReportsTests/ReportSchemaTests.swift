@@ -124,15 +124,15 @@ import WidgetSimScenario
         #expect(Schema.all.files.allSatisfy { f in f.columns.contains { $0.name == "seed" } })
     }
 
-    /// `reports/SCHEMA.md` is generated from the code; regenerate it with
+    /// `docs/SCHEMA.md` is generated from the code; regenerate it with
     /// `WIDGETSIM_UPDATE_GOLDEN=1 swift test --filter ReportSchemaTests`.
     @Test func schemaDocumentMatchesTheCode() throws {
-        let url = repositoryRoot.appendingPathComponent("reports/SCHEMA.md")
+        let url = repositoryRoot.appendingPathComponent("docs/SCHEMA.md")
         if ProcessInfo.processInfo.environment["WIDGETSIM_UPDATE_GOLDEN"] == "1" {
             try Schema.markdown().write(to: url, atomically: true, encoding: .utf8)
         }
         #expect(try String(contentsOf: url, encoding: .utf8) == Schema.markdown(),
-                "reports/SCHEMA.md is out of date: regenerate it (see this test's comment)")
+                "docs/SCHEMA.md is out of date: regenerate it (see this test's comment)")
     }
 
     /// `measured_days` beside `days`; widget_days.csv flags warm-up days, and its measured

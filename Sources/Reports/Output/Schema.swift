@@ -46,7 +46,7 @@ public struct FileSchema: Codable, Sendable, Equatable {
 }
 
 /// The schema of a report folder (`schema.json`, written beside the reports: exactly the
-/// files and columns written) or of every report WidgetSim can write (`reports/SCHEMA.md`).
+/// files and columns written) or of every report WidgetSim can write (`docs/SCHEMA.md`).
 public struct ReportSchema: Codable, Sendable, Equatable {
     public var schemaVersion = 1
     public var units: [String: String] = ReportSchema.unitRules
@@ -263,7 +263,7 @@ public enum Schema {
         ])
     }
 
-    /// The study columns as `reports/SCHEMA.md` describes them: `point`, then one column
+    /// The study columns as `docs/SCHEMA.md` describes them: `point`, then one column
     /// per study parameter, named by its path.
     static var genericStudyColumns: [Column] {
         [
@@ -272,7 +272,7 @@ public enum Schema {
         ]
     }
 
-    /// `reports/SCHEMA.md`: the whole schema for people to read.
+    /// `docs/SCHEMA.md`: the whole schema for people to read.
     public static func markdown() -> String {
         var out = """
         # Report schema
