@@ -128,6 +128,15 @@ public final class IOSLikeBudget: BudgetPolicy {
     /// The budget of one instance with `views` views over `days` past days, before
     /// the total cap.
     public func dailyBudget(views: Int, days: Int) -> Int {
+        Self.dailyBudget(views: views, days: days, initialPerDay: initialPerDay,
+                         linearUpTo: linearUpTo, perInstanceMax: perInstanceMax)
+    }
+
+    /// The daily budget rule with its parameters: `initialPerDay` without history, else
+    /// the average daily views up to `linearUpTo` and a square root above, between 1 and
+    /// `perInstanceMax`. `predictive` spends a budget of the same size.
+    public static func dailyBudget(views: Int, days: Int, initialPerDay: Int,
+                                   linearUpTo: Int, perInstanceMax: Int) -> Int {
         var b = initialPerDay
         if days > 0 {
             let v = Double(views) / Double(days)

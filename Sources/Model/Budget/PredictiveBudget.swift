@@ -169,13 +169,8 @@ public final class PredictiveBudget: BudgetPolicy {
     /// The budget of one instance with `views` views over `days` past days, before the
     /// total cap.
     public func dailyBudget(views: Int, days: Int) -> Int {
-        var b = initialPerDay
-        if days > 0 {
-            let v = Double(views) / Double(days)
-            let l = Double(linearUpTo)
-            b = Int((v <= l ? v : l + 2 * (v - l).squareRoot()).rounded(.down))
-        }
-        return min(perInstanceMax, max(1, b))
+        IOSLikeBudget.dailyBudget(views: views, days: days, initialPerDay: initialPerDay,
+                                  linearUpTo: linearUpTo, perInstanceMax: perInstanceMax)
     }
 
     /// `instance`'s budget for the current day (after the last request or view).
