@@ -162,6 +162,20 @@ final class ScenarioReader {
         return Array(sequence)
     }
 
+    /// The items of a list of 1…`most` `noun`s ("level"); an empty or longer list is reported.
+    func list(_ node: Node, _ path: String, what: String, noun: String, most: Int) -> [Node]? {
+        guard let items = list(node, path, what: what) else { return nil }
+        if items.isEmpty {
+            report("must list at least one \(noun)", at: node, path: path)
+            return nil
+        }
+        if items.count > most {
+            report("must list at most \(most) \(noun)s, got \(items.count)", at: node, path: path)
+            return nil
+        }
+        return items
+    }
+
     // MARK: - Scalars
 
     /// Any scalar as text (numbers and words alike); an empty value is "".

@@ -134,15 +134,8 @@ extension ScenarioReader {
     /// `donated_configurations: [{configuration: {…}, weight: W}, …]`: at least one,
     /// each weight above 0 (default 1).
     func donatedConfigurations(_ node: Node, _ path: String) -> [DonatedConfiguration]? {
-        guard let items = list(node, path, what: "a list of {configuration, weight}") else { return nil }
-        if items.isEmpty {
-            report("must list at least one configuration", at: node, path: path)
-            return nil
-        }
-        if items.count > Bounds.donatedConfigurations {
-            report("must list at most \(Bounds.donatedConfigurations) configurations, got \(items.count)", at: node, path: path)
-            return nil
-        }
+        guard let items = list(node, path, what: "a list of {configuration, weight}",
+                               noun: "configuration", most: Bounds.donatedConfigurations) else { return nil }
         let read: [DonatedConfiguration] = items.enumerated().compactMap { i, item in
             let itemPath = path.appending(index: i)
             guard let f = fields(item, itemPath, keys: ["configuration", "weight"], what: "{configuration, weight}")
@@ -380,15 +373,8 @@ extension ScenarioReader {
     /// `levels: [{score, share}, …]`: at least one level; each share above 0 and at
     /// most 1, the shares summing to 1 (within 1e-6).
     func relevanceLevels(_ node: Node, _ path: String) -> [RelevanceLevel]? {
-        guard let items = list(node, path, what: "a list of {score, share}") else { return nil }
-        if items.isEmpty {
-            report("must list at least one level", at: node, path: path)
-            return nil
-        }
-        if items.count > Bounds.relevanceLevels {
-            report("must list at most \(Bounds.relevanceLevels) levels, got \(items.count)", at: node, path: path)
-            return nil
-        }
+        guard let items = list(node, path, what: "a list of {score, share}",
+                               noun: "level", most: Bounds.relevanceLevels) else { return nil }
         var levels: [RelevanceLevel] = []
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
