@@ -61,7 +61,7 @@ public final class PersonEngine: EventHandler {
     var world: PersonWorld!
     let counts: RunningCounts
     /// Per world process: its next item (index and time).
-    var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
+    let cursors = FlatBuffer(count: WorldProcess.allCases.count, repeating: WorldCursor())
     /// The processes with items in this run's world, in rank order: only they are
     /// compared when picking the next item (most scenarios use few of them).
     var activeProcesses: [Int] = []
@@ -69,15 +69,16 @@ public final class PersonEngine: EventHandler {
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
     var eventsOfDay: Int64 = 0
-    var foreground: [Int]
+    /// Apps in the foreground: sessions running per app.
+    let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
-    var pending: [PendingRequest]
+    let pending: FlatBuffer<PendingRequest>
     /// Running audio or navigation sessions per app.
-    var audio: [Int]
+    let audio: FlatBuffer<Int>
     var inStandBy = false
     /// Each instance's state, one struct per instance so that a reload updates it with
-    /// one write to the array.
-    var instances: [InstanceState]
+    /// one write.
+    let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
     var lastTop: Int? = nil
@@ -127,12 +128,12 @@ public final class PersonEngine: EventHandler {
         anyAdded = addedAt.contains { $0 > 0 }
         suggestions = scenario.stack.widgetSuggestions && !scenario.stack.suggestable.isEmpty
             ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
-        audio = Array(repeating: 0, count: apps.count)
+        audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
-        foreground = Array(repeating: 0, count: apps.count)
-        pending = Array(repeating: PendingRequest(), count: widgets.count)
-        instances = Array(repeating: InstanceState(), count: widgets.count)
+        foreground = FlatBuffer(count: apps.count, repeating: 0)
+        pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
+        instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
@@ -150,8 +151,8 @@ public final class PersonEngine: EventHandler {
         self.world = world
         activeTrace = trace
         counts.reset()
-        for i in foreground.indices { foreground[i] = 0 }
-        for i in audio.indices { audio[i] = 0 }
+        foreground.reset(count: appCount, to: 0)
+        audio.reset(count: appCount, to: 0)
         inStandBy = false
         suggestions?.reset()
         for w in 0 ..< widgetCount {
@@ -542,7 +543,10 @@ public final class PersonEngine: EventHandler {
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] += 1
         if v.standBy { counts[day, .standByViews] += 1 }
-        for w in standalone where !anyAdded || t >= addedAt[w] { _ = seen(w, at: t, day: day) }
+        // By index: a for-in loop over the array property retains it at every view.
+        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
+            _ = seen(standalone[j], at: t, day: day)
+        }
         let n = members.count
         guard n > 0 else { return }
         for k in 0 ..< n where !anyAdded || t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
