@@ -62,9 +62,11 @@ public final class PersonEngine: EventHandler {
     let counts: RunningCounts
     /// Per world process: its next item (index and time).
     let cursors = FlatBuffer(count: WorldProcess.allCases.count, repeating: WorldCursor())
-    /// The processes with items in this run's world, in rank order: only they are
-    /// compared when picking the next item (most scenarios use few of them).
-    var activeProcesses: [Int] = []
+    /// The processes with items left, as a binary min-heap of their next items' keys
+    /// (`worldKey`): its top is the world's next item. Picking it costs a sift-down of
+    /// a few levels rather than a look at every process.
+    let worldHeap = FlatBuffer<UInt64>(count: WorldProcess.allCases.count, repeating: 0)
+    var worldHeapCount = 0
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
@@ -177,8 +179,19 @@ public final class PersonEngine: EventHandler {
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
-        activeProcesses.removeAll(keepingCapacity: true)
-        for p in WorldProcess.allCases where count(world, p) > 0 { activeProcesses.append(p.rawValue) }
+        worldHeapCount = 0
+        for p in WorldProcess.allCases where count(world, p) > 0 {
+            // Keys in increasing order of process, all with their own first time: sift
+            // each new one up.
+            var hole = worldHeapCount
+            let key = worldKey(p, cursors[p.rawValue].time)
+            while hole > 0 && key < worldHeap[(hole - 1) / 2] {
+                worldHeap[hole] = worldHeap[(hole - 1) / 2]
+                hole = (hole - 1) / 2
+            }
+            worldHeap[hole] = key
+            worldHeapCount += 1
+        }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
@@ -188,11 +201,21 @@ public final class PersonEngine: EventHandler {
             // The world's items are known in advance and already in time order, so
             // they are merged with the queue here rather than put in it: the heap holds
             // only the timeline requests and retries the policies schedule.
-            while let p = nextWorldProcess(), cursors[p.rawValue].time < end {
+            while worldHeapCount > 0 {
+                let top = worldHeap[0]
+                let p = WorldProcess(rawValue: Int(top & 15))!
                 let t = cursors[p.rawValue].time
+                if t >= end { break }
                 simulation.run(before: t, rank: p.rank)
                 let i = cursors[p.rawValue].index
                 seek(p, to: i + 1)
+                let next = cursors[p.rawValue].time
+                if next == .max {
+                    worldHeapCount -= 1
+                    if worldHeapCount > 0 { siftDownWorld(worldHeap[worldHeapCount]) }
+                } else {
+                    siftDownWorld(worldKey(p, next))
+                }
                 let day = Int(t / Milliseconds.day)
                 countEvent(day: day)
                 handleWorld(p, index: i, at: t, day: day, queue: &simulation.queue)
@@ -202,6 +225,7 @@ public final class PersonEngine: EventHandler {
         }
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
+        if !anyAdded { fillMemberViews() }
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
         }
@@ -216,24 +240,31 @@ public final class PersonEngine: EventHandler {
         cursors[p.rawValue] = WorldCursor(index: i, time: i < count(world, p) ? time(world, p, i) : .max)
     }
 
-    /// The world process whose next item comes first, or nil when none is left. Items
-    /// run by time, then by rank (`PersonEvent`): processes are numbered in rank order,
-    /// so of equal times the first process found wins.
+    /// The heap key of process `p`'s item at `t` (≥ 0): the time above four bits of the
+    /// process. Items run by time, then by rank (`PersonEvent`), and processes are
+    /// numbered in rank order: so of equal times the lower process comes first, as the
+    /// lower key does.
     @inline(__always)
-    func nextWorldProcess() -> WorldProcess? {
-        // Which process comes next is unpredictable, so this picks with selects rather
-        // than branches.
-        guard let first = activeProcesses.first else { return nil }
-        var best = first
-        var bestTime = cursors[first].time
-        for k in 1 ..< activeProcesses.count {
-            let p = activeProcesses[k]
-            let t = cursors[p].time
-            let earlier = t < bestTime
-            best = earlier ? p : best
-            bestTime = earlier ? t : bestTime
+    func worldKey(_ p: WorldProcess, _ t: SimTime) -> UInt64 {
+        UInt64(t) << 4 | UInt64(p.rawValue)
+    }
+
+    /// Puts `key` at the top of `worldHeap` (its first `worldHeapCount` keys) and moves
+    /// it down until the heap property holds.
+    @inline(__always)
+    func siftDownWorld(_ key: UInt64) {
+        let count = worldHeapCount
+        var hole = 0
+        while true {
+            let left = 2 * hole + 1
+            if left >= count { break }
+            var child = left
+            if left + 1 < count && worldHeap[left + 1] < worldHeap[left] { child = left + 1 }
+            if !(worldHeap[child] < key) { break }
+            worldHeap[hole] = worldHeap[child]
+            hole = child
         }
-        return bestTime == .max ? nil : WorldProcess.allCases[best]
+        worldHeap[hole] = key
     }
 
     @inline(__always)
@@ -533,6 +564,16 @@ public final class PersonEngine: EventHandler {
         return false
     }
 
+    /// Without widgets added during the run, every stack member is seen at every view:
+    /// each member's views of a day are the day's views.
+    func fillMemberViews() {
+        guard !members.isEmpty else { return }
+        for day in 0 ..< scenario.days {
+            let views = counts[day, .views]
+            for w in members { counts[day, widget: w, .memberViews] = views }
+        }
+    }
+
     /// Counts a view for stack member `w`, and whether its content would be stale if shown.
     @inline(__always)
     func memberSeen(_ w: Int, at t: SimTime, day: Int) {
@@ -549,7 +590,15 @@ public final class PersonEngine: EventHandler {
         }
         let n = members.count
         guard n > 0 else { return }
-        for k in 0 ..< n where !anyAdded || t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+        if anyAdded {
+            for k in 0 ..< n where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+        } else {
+            // Every member is seen at every view: their `memberViews` are the day's views,
+            // filled in at the end of the run (`fillMemberViews`).
+            for k in 0 ..< n where staleSince(members[k], at: t) != nil {
+                counts[day, widget: members[k], .staleMemberViews] += 1
+            }
+        }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         let interestRow = interestByHour ? weekday * 24 + hour : index
         // `order` holds the n members from `init` on: reset in place, no allocation.
