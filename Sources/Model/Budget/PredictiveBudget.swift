@@ -71,7 +71,7 @@ public final class PredictiveBudget: BudgetPolicy {
         "a timeline request is granted when half a view of the instance is forecast this far ahead")
     public static let poll = ParameterSpec(
         "poll", .duration(minimumMs: Milliseconds.minute), default: .duration(10 * Milliseconds.minute),
-        "how long a timeline request waits for a view before it is asked again")
+        "how long a request waits for a view, or for the release of more budget, before it is asked again")
     public static let personPrior = ParameterSpec(
         "person_prior", .number(0 ... 1_000_000), default: .number(24),
         "pseudo-views of a flat day behind the person's hourly view profile")
