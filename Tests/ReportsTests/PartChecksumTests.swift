@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import WidgetSimModel
-import WidgetSimReports
+@testable import WidgetSimReports
 import WidgetSimScenario
 
 /// What a run says on the way.
@@ -31,14 +31,19 @@ final class Notices: @unchecked Sendable {
         return o
     }
 
-    /// Changes one decimal digit near the middle of a file (to the next digit), as a
-    /// flipped bit on a disk or in a copy would; returns where.
+    /// Changes one byte near the middle of a file, as a flipped bit on a disk or in a
+    /// copy would: in a text file (rows) a decimal digit to the next one, so the lines
+    /// stay; in a binary counts file its lowest bit. Returns where.
     @discardableResult
-    func changeOneDigit(in url: URL) throws -> Int {
+    func changeOneByte(in url: URL) throws -> Int {
         var bytes = [UInt8](try Data(contentsOf: url))
         var i = bytes.count / 2
-        while !(0x30 ... 0x38).contains(bytes[i]) { i += 1 }
-        bytes[i] += 1
+        if url.pathExtension == "counts" {
+            bytes[i] ^= 1
+        } else {
+            while !(0x30 ... 0x38).contains(bytes[i]) { i += 1 }
+            bytes[i] += 1
+        }
         try Data(bytes).write(to: url)
         return i
     }
@@ -105,13 +110,71 @@ final class Notices: @unchecked Sendable {
         for name in ["r0-b1.counts", "r0-b1.rows"] {
             let url = parts.appendingPathComponent(name)
             let original = try Data(contentsOf: url)
-            try changeOneDigit(in: url)
+            try changeOneByte(in: url)
             let message = refusal()
             #expect(message?.hasPrefix("damaged part file \(url.path): its CRC-32C is ") == true, "\(message ?? "merged")")
             #expect(message?.contains("a byte") == true)
             try original.write(to: url)
         }
         #expect(refusal() == nil)
+    }
+
+    /// Totals of `pairs` pairs with every count different, and a histogram per pair.
+    func sampleTotals(pairs: Int, days: Int, widgets: Int) -> [PairTotals] {
+        var next: Int64 = 1
+        func fill(_ a: inout [Int64]) { for i in a.indices { a[i] = next; next = next &* 6_364_136_223_846_793_005 &+ 1 } }
+        return (0 ..< pairs).map { p in
+            var t = PairTotals(days: days, widgets: widgets, warmupDays: 0)
+            t.people = 3
+            fill(&t.person); fill(&t.widget); fill(&t.refusals); fill(&t.missedViews)
+            t.reloadHistogram = (0 ... p + 2).map { Int64($0 * 7 + p) }
+            return t
+        }
+    }
+
+    @Test func aCountsFileReadsBackAsWritten() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let id = BlockID(replication: 1, block: 5)
+        let totals = sampleTotals(pairs: 3, days: 4, widgets: 2)
+        let url = PartFiles.countsURL(folder, id)
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: 24, rowsChecksum: 0xDEAD_BEEF,
+                                                   seconds: 1.25, pairSeconds: [0.5, 0.25, 0.125]), to: url)
+        let part = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
+        #expect(part.totals == totals)
+        #expect(part.rows == 24 && part.rowsChecksum == 0xDEAD_BEEF)
+        #expect(part.seconds == 1.25 && part.pairSeconds == [0.5, 0.25, 0.125])
+        // The same bytes for another block, or another number of people, are refused by name.
+        #expect(throws: PartError.self) {
+            _ = try PartFiles.readCounts(url, BlockID(replication: 1, block: 6), pairs: 3, days: 4, widgets: 2,
+                                         warmupDays: 0, people: 3)
+        }
+        do {
+            _ = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 4)
+            Issue.record("a part of 3 people read as one of 4")
+        } catch {
+            #expect("\(error)".contains("its header (replication 1, block 5, pairs 3, days 4, widgets 2, people 3) does not match this run (replication 1, block 5, pairs 3, days 4, widgets 2, people 4)"))
+        }
+        // No rows file: rows −1 and no checksum.
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: -1, rowsChecksum: nil,
+                                                   seconds: 0, pairSeconds: [0, 0, 0]), to: url)
+        let bare = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
+        #expect(bare.rows == -1 && bare.rowsChecksum == nil)
+    }
+
+    @Test func aCountsFileOfAnEarlierFormatIsRefusedAsAnotherVersions() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let id = BlockID(replication: 0, block: 0)
+        let url = PartFiles.countsURL(folder, id)
+        try "widgetsim-counts 3\nblock 0 0 pairs 1 days 1 widgets 1 people 1 rows -1 rowscrc -\n".write(
+            to: url, atomically: true, encoding: .utf8)
+        do {
+            _ = try PartFiles.readCounts(url, id, pairs: 1, days: 1, widgets: 1, warmupDays: 0, people: 1)
+            Issue.record("a format-3 counts file was read")
+        } catch {
+            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 4`): run it again")
+        }
     }
 
     @Test func resumeRunsADamagedPartAgain() throws {
@@ -123,7 +186,7 @@ final class Notices: @unchecked Sendable {
         interrupted.stopAfterBlocks = 4
         _ = try RunJob.execute(s, interrupted)
         let damaged = broken.appendingPathComponent("parts/r0-b1.counts")
-        try changeOneDigit(in: damaged)
+        try changeOneByte(in: damaged)
         let notices = Notices()
         var resumed = try options(broken)
         resumed.resume = true
@@ -149,12 +212,14 @@ final class Notices: @unchecked Sendable {
         let parts = folder.appendingPathComponent("parts")
         var recorded = 0.0
         var pairSeconds = Array(repeating: 0.0, count: s.policyPairs.count)
-        for id in BlockPlan(s).all {
-            let text = try String(contentsOf: parts.appendingPathComponent("\(id.stem).counts"), encoding: .utf8)
-            let fields = text.split(separator: "\n")[2].split(separator: " ")
-            #expect(fields.count == 2 + pairSeconds.count && fields[0] == "seconds")
-            recorded += Double(fields[1])!
-            for p in pairSeconds.indices { pairSeconds[p] += Double(fields[2 + p])! }
+        let plan = BlockPlan(s)
+        for id in plan.all {
+            let part = try PartFiles.readCounts(
+                PartFiles.countsURL(parts, id), id, pairs: s.policyPairs.count, days: s.days,
+                widgets: s.widgets.count, warmupDays: s.warmupDays, people: plan.people(of: id).count)
+            #expect(part.pairSeconds.count == pairSeconds.count)
+            recorded += part.seconds
+            for p in pairSeconds.indices { pairSeconds[p] += part.pairSeconds[p] }
         }
         #expect(recorded > 0)
 

@@ -149,9 +149,14 @@ public final class AtomicFile: @unchecked Sendable {
 
     /// Writes `text` to `url` atomically.
     public static func write(_ text: String, to url: URL) throws {
+        try write(Array(text.utf8), to: url)
+    }
+
+    /// Writes `bytes` to `url` atomically.
+    public static func write(_ bytes: [UInt8], to url: URL) throws {
         let file = try AtomicFile(url)
         do {
-            try file.write(text)
+            try file.write(bytes)
             try file.commit()
         } catch {
             file.abandon()

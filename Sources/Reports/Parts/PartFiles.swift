@@ -8,26 +8,25 @@ import WidgetSimModel
 /// - `<stem>.counts`: the block's totals per policy pair, written last, so a block is
 ///   finished exactly when its counts file exists.
 ///
-/// Counts format (text, one record per line, fields separated by single spaces):
+/// Counts format (binary, written once and read back without parsing text): the line
+/// `widgetsim-counts 4` and a line break, then little-endian fields:
 ///
-///     widgetsim-counts 3
-///     block <replication> <block> pairs <P> days <D> widgets <W> people <N> rows <R> rowscrc <C>
-///     seconds <block seconds> <seconds of each pair>
-///     person <pair> <day> <PersonCounter values in declaration order>
-///     widget <pair> <day> <widget> <WidgetCounter values>
-///     refusals <pair> <day> <RefusalReason counts in declaration order>
-///     missed <pair> <day> <MissedViewReason counts in declaration order>
-///     histogram <pair> <reloads>:<widget-days> ...
-///     end <K>
+///     Int64    length: every byte of the file, this field and the checksum included
+///     Int64 ×8 replication, block, pairs P, days D, widgets W, people N, rows R,
+///              rows checksum C (−1 when none)
+///     Float64  block seconds, then the seconds of each of the P pairs
+///     per pair: Int64 × D·|PersonCounter|, × D·W·|WidgetCounter|, × D·|RefusalReason|,
+///              × D·|MissedViewReason| (each in declaration order, day by day), then
+///              Int64 H and the H counts of the reload histogram
+///     UInt32   the CRC-32C of every byte before it
 ///
 /// where R is the number of rows in the rows file, or −1 when none was written; C the
-/// CRC-32C of the rows file's bytes (8 hex digits), or `-` without one; `seconds` the
-/// wall time the block took on its thread (world generation and part writing included)
-/// and the time each pair's simulation took in it; and K the CRC-32C of every byte of
-/// the counts file before the `end` line. A changed byte anywhere in either file makes
-/// its checksum differ; a truncated file lacks its `end` line or rows.
+/// CRC-32C of the rows file's bytes; `seconds` the wall time the block took on its
+/// thread (world generation and part writing included) and the time each pair's
+/// simulation took in it. A changed byte anywhere in either file makes its checksum
+/// differ; a truncated file is shorter than its recorded length.
 public enum PartFiles {
-    static let magic = "widgetsim-counts 3"
+    static let magic = Array("widgetsim-counts 4\n".utf8)
 
     public static func countsURL(_ folder: URL, _ id: BlockID) -> URL {
         folder.appendingPathComponent("\(id.stem).counts")
@@ -36,137 +35,102 @@ public enum PartFiles {
         folder.appendingPathComponent("\(id.stem).rows")
     }
 
-    /// The counts text of one finished block, its checksum line included.
-    static func countsText(_ id: BlockID, totals: [PairTotals], rows: Int, rowsChecksum: UInt32?,
-                           seconds: Double, pairSeconds: [Double]) -> String {
+    /// The counts file of one finished block, its length and checksum included.
+    static func countsBytes(_ id: BlockID, totals: [PairTotals], rows: Int, rowsChecksum: UInt32?,
+                            seconds: Double, pairSeconds: [Double]) -> [UInt8] {
         let t0 = totals[0]
-        var out = magic + "\n"
-        out += "block \(id.replication) \(id.block) pairs \(totals.count) days \(t0.days) widgets \(t0.widgets) people \(t0.people) rows \(rows) rowscrc \(rowsChecksum.map { CRC32C.hex($0) } ?? "-")\n"
-        out += "seconds \(seconds)"
-        for s in pairSeconds { out += " \(s)" }
-        out += "\n"
-        for (p, t) in totals.enumerated() {
-            for d in 0 ..< t.days {
-                out += "person \(p) \(d)"
-                for c in PersonCounter.allCases { out += " \(t.value(day: d, c))" }
-                out += "\n"
-                for w in 0 ..< t.widgets {
-                    out += "widget \(p) \(d) \(w)"
-                    for c in WidgetCounter.allCases { out += " \(t.value(day: d, widget: w, c))" }
-                    out += "\n"
-                }
-                out += "refusals \(p) \(d)"
-                for r in RefusalReason.allCases { out += " \(t.value(day: d, r))" }
-                out += "\nmissed \(p) \(d)"
-                for r in MissedViewReason.allCases { out += " \(t.value(day: d, r))" }
-                out += "\n"
-            }
-            out += "histogram \(p)"
-            for (k, n) in t.reloadHistogram.enumerated() where n > 0 { out += " \(k):\(n)" }
-            out += "\n"
+        var out = CountsWriter()
+        out.bytes += magic
+        out.int(0)  // the length, set below
+        for v in [id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people, rows] { out.int(Int64(v)) }
+        out.int(rowsChecksum.map { Int64($0) } ?? -1)
+        out.double(seconds)
+        for s in pairSeconds { out.double(s) }
+        for t in totals {
+            out.ints(t.person)
+            out.ints(t.widget)
+            out.ints(t.refusals)
+            out.ints(t.missedViews)
+            out.int(Int64(t.reloadHistogram.count))
+            out.ints(t.reloadHistogram)
         }
-        return out + "end \(CRC32C.hex(CRC32C.of(out.utf8)))\n"
+        let length = Int64(out.bytes.count + 4).littleEndian
+        withUnsafeBytes(of: length) { raw in
+            for (i, b) in raw.enumerated() { out.bytes[magic.count + i] = b }
+        }
+        let crc = CRC32C.of(out.bytes)
+        withUnsafeBytes(of: crc.littleEndian) { out.bytes.append(contentsOf: $0) }
+        return out.bytes
     }
 
-    /// Reads a block's counts, checking its checksum and then its records against what
-    /// the run expects.
+    /// Reads a block's counts, checking its length and checksum and then its fields
+    /// against what the run expects.
     static func readCounts(
         _ url: URL, _ id: BlockID, pairs: Int, days: Int, widgets: Int, warmupDays: Int, people: Int
     ) throws -> BlockPart {
         func damaged(_ why: String) -> PartError { .damaged(url.path, why) }
         guard let data = FileManager.default.contents(atPath: url.path) else { throw PartError.missing(url.path) }
         let bytes = [UInt8](data)
-        guard bytes.last == 0x0A else { throw damaged("it does not end with a line break (truncated)") }
-        // The last line: `end <checksum of every byte before it>`.
-        let lastStart = (bytes.dropLast().lastIndex(of: 0x0A) ?? -1) + 1
-        let last = String(decoding: bytes[lastStart ..< bytes.count - 1], as: UTF8.self)
-        let endFields = last.split(separator: " ")
-        guard endFields.count == 2, endFields[0] == "end", let recorded = UInt32(endFields[1], radix: 16) else {
-            throw damaged("its last line is not `end <checksum>` (truncated, or written by another version)")
+        let lineEnd = bytes.prefix(64).firstIndex(of: 0x0A)
+        guard bytes.starts(with: magic) else {
+            let first = lineEnd.map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? ""
+            if first.hasPrefix("widgetsim-counts ") {
+                throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 4`): run it again")
+            }
+            throw damaged("it does not start with `widgetsim-counts 4`")
         }
-        let computed = CRC32C.of(bytes[0 ..< lastStart])
-        guard computed == recorded else {
-            throw damaged("its CRC-32C is \(CRC32C.hex(computed)) where its last line records \(endFields[1]): a byte before that line changed")
+        var read = CountsReader(bytes: bytes, at: magic.count)
+        guard bytes.count >= magic.count + 8 + 4, let recorded = read.int() else {
+            throw damaged("it has \(bytes.count) bytes, too few for its length and checksum (truncated)")
         }
-        let text = String(decoding: bytes[0 ..< lastStart], as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        lines.removeLast()
-        guard lines.first.map(String.init) == magic else { throw damaged("it does not start with `\(magic)`") }
-        guard lines.count >= 3 else { throw damaged("it has no records") }
-        let head = lines[1].split(separator: " ").map(String.init)
-        let expected = ["block", "\(id.replication)", "\(id.block)", "pairs", "\(pairs)", "days", "\(days)",
-                        "widgets", "\(widgets)", "people", "\(people)", "rows"]
-        guard head.count == 15, Array(head[0 ..< 12]) == expected, let rows = Int(head[12]), head[13] == "rowscrc",
-              head[14] == "-" || UInt32(head[14], radix: 16) != nil else {
-            throw damaged("its header `\(lines[1])` does not match this run (expected `\(expected.joined(separator: " ")) … rowscrc …`)")
+        guard Int64(bytes.count) == recorded else {
+            throw damaged(Int64(bytes.count) < recorded
+                ? "it has \(bytes.count) bytes where it records \(recorded) (truncated)"
+                : "it has \(bytes.count) bytes where it records \(recorded)")
         }
-        let times = lines[2].split(separator: " ")
-        guard times.count == 2 + pairs, times[0] == "seconds", let blockSeconds = Double(times[1]) else {
-            throw damaged("its line 3 `\(lines[2])` is not `seconds` with the block's and each of \(pairs) pairs' times")
+        let body = bytes.count - 4
+        let stored = bytes[body...].withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+        let computed = CRC32C.of(bytes[..<body])
+        guard computed == stored else {
+            throw damaged("its CRC-32C is \(CRC32C.hex(computed)) where its last four bytes record \(CRC32C.hex(stored)): a byte before them changed")
         }
+        read.end = body
+        let expected: [Int64] = [id.replication, id.block, pairs, days, widgets, people].map { Int64($0) }
+        var head: [Int64] = []
+        for _ in 0 ..< 8 {
+            guard let v = read.int() else { throw damaged("its header is cut short") }
+            head.append(v)
+        }
+        guard Array(head[0 ..< 6]) == expected, head[6] >= -1, head[7] >= -1, head[7] <= Int64(UInt32.max) else {
+            let names = ["replication", "block", "pairs", "days", "widgets", "people"]
+            let found = zip(names, head).map { "\($0) \($1)" }.joined(separator: ", ")
+            let wanted = zip(names, expected).map { "\($0) \($1)" }.joined(separator: ", ")
+            throw damaged("its header (\(found)) does not match this run (\(wanted))")
+        }
+        guard let blockSeconds = read.double() else { throw damaged("its times are cut short") }
         var pairSeconds: [Double] = []
-        for t in times[2...] {
-            guard let v = Double(t) else { throw damaged("unreadable time in `\(lines[2])`") }
+        for _ in 0 ..< pairs {
+            guard let v = read.double() else { throw damaged("its times are cut short") }
             pairSeconds.append(v)
         }
         var totals = Array(repeating: PairTotals(days: days, widgets: widgets, warmupDays: warmupDays), count: pairs)
-        for p in 0 ..< pairs { totals[p].people = people }
-        var seen = 0
-        for line in lines[3...] {
-            let f = line.split(separator: " ")
-            guard let kind = f.first, f.count >= 2, let p = Int(f[1]), (0 ..< pairs).contains(p) else {
-                throw damaged("unreadable line `\(line)`")
+        for p in 0 ..< pairs {
+            totals[p].people = people
+            guard read.ints(into: &totals[p].person), read.ints(into: &totals[p].widget),
+                  read.ints(into: &totals[p].refusals), read.ints(into: &totals[p].missedViews),
+                  let h = read.int(), h >= 0, h < 1_000_000 else {
+                throw damaged("the counts of pair \(p) are cut short or unreadable")
             }
-            switch kind {
-            case "person":
-                guard f.count == 3 + PersonCounter.count, let d = Int(f[2]), (0 ..< days).contains(d) else {
-                    throw damaged("unreadable line `\(line)`")
-                }
-                for (i, v) in f[3...].enumerated() {
-                    guard let n = Int64(v) else { throw damaged("unreadable number in `\(line)`") }
-                    totals[p].person[d * PersonCounter.count + i] = n
-                }
-                seen += 1
-            case "widget":
-                guard f.count == 4 + WidgetCounter.count, let d = Int(f[2]), (0 ..< days).contains(d),
-                      let w = Int(f[3]), (0 ..< widgets).contains(w) else { throw damaged("unreadable line `\(line)`") }
-                for (i, v) in f[4...].enumerated() {
-                    guard let n = Int64(v) else { throw damaged("unreadable number in `\(line)`") }
-                    totals[p].widget[(d * widgets + w) * WidgetCounter.count + i] = n
-                }
-                seen += 1
-            case "refusals", "missed":
-                let width = kind == "refusals" ? RefusalReason.count : MissedViewReason.count
-                guard f.count == 3 + width, let d = Int(f[2]), (0 ..< days).contains(d) else {
-                    throw damaged("unreadable line `\(line)`")
-                }
-                for (i, v) in f[3...].enumerated() {
-                    guard let n = Int64(v) else { throw damaged("unreadable number in `\(line)`") }
-                    if kind == "refusals" { totals[p].refusals[d * width + i] = n } else { totals[p].missedViews[d * width + i] = n }
-                }
-                seen += 1
-            case "histogram":
-                for item in f[2...] {
-                    let kv = item.split(separator: ":")
-                    guard kv.count == 2, let k = Int(kv[0]), let n = Int64(kv[1]), k >= 0, k < 1_000_000 else {
-                        throw damaged("unreadable histogram in `\(line)`")
-                    }
-                    if k >= totals[p].reloadHistogram.count {
-                        totals[p].reloadHistogram += Array(repeating: 0, count: k + 1 - totals[p].reloadHistogram.count)
-                    }
-                    totals[p].reloadHistogram[k] = n
-                }
-                seen += 1
-            default:
-                throw damaged("unknown record `\(kind)`")
+            totals[p].reloadHistogram = Array(repeating: 0, count: Int(h))
+            guard read.ints(into: &totals[p].reloadHistogram) else {
+                throw damaged("the reload histogram of pair \(p) is cut short")
             }
         }
-        let records = pairs * (days * (3 + widgets) + 1)
-        guard seen == records else {
-            throw damaged("it holds \(seen) records, not \(records)")
+        guard read.offset == body else {
+            throw damaged("it has \(body - read.offset) bytes after its last pair's counts")
         }
         return BlockPart(
-            totals: totals, rows: rows, rowsChecksum: head[14] == "-" ? nil : UInt32(head[14], radix: 16),
+            totals: totals, rows: Int(head[6]), rowsChecksum: head[7] < 0 ? nil : UInt32(head[7]),
             seconds: blockSeconds, pairSeconds: pairSeconds)
     }
 
@@ -212,5 +176,55 @@ public enum PartError: Error, CustomStringConvertible {
         case .missing(let path): "missing part file \(path)"
         case .damaged(let path, let why): "damaged part file \(path): \(why)"
         }
+    }
+}
+
+/// Appends little-endian fields to a counts file's bytes.
+struct CountsWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ v: Int64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func double(_ v: Double) { int(Int64(bitPattern: v.bitPattern)) }
+
+    mutating func ints(_ values: [Int64]) {
+        bytes.reserveCapacity(bytes.count + 8 * values.count)
+        for v in values { int(v) }
+    }
+}
+
+/// Reads little-endian fields of a counts file's bytes, up to `end`; nil past it.
+struct CountsReader {
+    let bytes: [UInt8]
+    var offset: Int
+    var end: Int
+
+    init(bytes: [UInt8], at offset: Int) {
+        self.bytes = bytes
+        self.offset = offset
+        end = bytes.count
+    }
+
+    mutating func int() -> Int64? {
+        guard offset + 8 <= end else { return nil }
+        let v = bytes.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: Int64.self)) }
+        offset += 8
+        return v
+    }
+
+    mutating func double() -> Double? { int().map { Double(bitPattern: UInt64(bitPattern: $0)) } }
+
+    /// Fills `values` (its count is how many are read); false when the bytes end first.
+    mutating func ints(into values: inout [Int64]) -> Bool {
+        guard offset + 8 * values.count <= end else { return false }
+        bytes.withUnsafeBytes { raw in
+            for i in values.indices {
+                values[i] = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8 * i, as: Int64.self))
+            }
+        }
+        offset += 8 * values.count
+        return true
     }
 }

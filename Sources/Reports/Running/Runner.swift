@@ -236,7 +236,7 @@ public final class Runner: @unchecked Sendable {
                         try rowsFile?.commit()
                         let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         try AtomicFile.write(
-                            PartFiles.countsText(
+                            PartFiles.countsBytes(
                                 id, totals: totals, rows: rowsFile == nil ? -1 : rows,
                                 rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
                                 seconds: wall, pairSeconds: blockSeconds),
