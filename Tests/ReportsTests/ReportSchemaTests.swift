@@ -111,6 +111,16 @@ import WidgetSimScenario
     }
 
     /// One unit per quantity: durations in seconds, energy in cost units, everywhere.
+    @Test func csvFieldsAreQuotedByTheirBytes() {
+        #expect(CSV.field("plain") == "plain")
+        #expect(CSV.field("a,b") == "\"a,b\"")
+        #expect(CSV.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(CSV.field("a\nb") == "\"a\nb\"")
+        // "\r\n" is one Swift character, equal to neither "\r" nor "\n": still a line break.
+        #expect(CSV.field("a\r\nb") == "\"a\r\nb\"")
+        #expect(CSV.row(["x", "y,z", ""]) == "x,\"y,z\",\n")
+    }
+
     @Test func oneUnitPerQuantity() {
         for file in Schema.all.files {
             for c in file.columns {

@@ -5,14 +5,26 @@ import Foundation
 /// and every Unix tool expects. Numbers use `.` decimals whatever the locale.
 public enum CSV {
     public static func field(_ s: String) -> String {
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+        // Bytes, not characters: "\r\n" is one character, equal to neither "\r" nor "\n".
+        if s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
             return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
         return s
     }
 
     public static func row(_ fields: [String]) -> String {
-        fields.map(field).joined(separator: ",") + "\n"
+        var out = ""
+        append(fields, to: &out)
+        return out
+    }
+
+    /// Appends the row of `fields` to `out`.
+    public static func append(_ fields: [String], to out: inout String) {
+        for (i, f) in fields.enumerated() {
+            if i > 0 { out += "," }
+            out += field(f)
+        }
+        out += "\n"
     }
 
     /// A number as reports print it: an integer column as a whole number; a double in

@@ -97,7 +97,12 @@ public struct Table: Sendable {
     public var csv: String {
         let keep = writtenColumns
         var out = CSV.row(keep.map { columns[$0].name })
-        for row in rows { out += CSV.row(keep.map { row[$0] }) }
+        var fields: [String] = []
+        for row in rows {
+            fields.removeAll(keepingCapacity: true)
+            for i in keep { fields.append(row[i]) }
+            CSV.append(fields, to: &out)
+        }
         return out
     }
 }
