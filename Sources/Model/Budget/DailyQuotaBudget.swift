@@ -27,7 +27,7 @@ public final class DailyQuotaBudget: BudgetPolicy {
 
     public let perDay: Int
     public let refusal: RefusalRule
-    private var grants = GrantTimes()
+    private let grants = GrantTimes()
 
     public init(perDay: Int, refusal: RefusalRule) {
         precondition(perDay >= 1, "per_day must be at least 1")

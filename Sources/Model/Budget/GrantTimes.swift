@@ -7,28 +7,31 @@ import WidgetSimKernel
 /// One flat ring per instance, at `instance * depth + slot`; nothing is allocated after
 /// `reset`, and every operation is O(1) without a division (budget policies ask at
 /// every charged request). Times must be recorded in non-decreasing order.
-struct GrantTimes {
+///
+/// Its memory is a `FlatBuffer`, written in place: a policy holds one `GrantTimes` for
+/// its whole life and never copies it.
+final class GrantTimes {
     /// How many of each instance's latest grants are kept.
     private(set) var depth = 1
-    private var times: [SimTime] = []
+    private let times = FlatBuffer<SimTime>(repeating: 0)
     /// Per instance: the grants recorded since `reset`, and the slot the next one goes
     /// to (`total % depth`, kept as a counter). One struct, so one array write each.
     private struct Ring {
         var total = 0
         var next = 0
     }
-    private var rings: [Ring] = []
+    private let rings = FlatBuffer<Ring>(repeating: Ring())
 
     /// Forgets every grant. O(instances × depth) only when the shape changes.
-    mutating func reset(instances: Int, depth: Int) {
+    func reset(instances: Int, depth: Int) {
         precondition(depth >= 1, "a grant ring keeps at least one time")
         self.depth = depth
         // Slots are only read below an instance's total, so stale times never show.
-        if times.count != instances * depth { times.resetFlat(count: instances * depth, to: 0) }
-        rings.resetFlat(count: instances, to: Ring())
+        if times.count != instances * depth { times.reset(count: instances * depth, to: 0) }
+        rings.reset(count: instances, to: Ring())
     }
 
-    mutating func record(_ instance: Int, at time: SimTime) {
+    func record(_ instance: Int, at time: SimTime) {
         var ring = rings[instance]
         times[instance * depth + ring.next] = time
         ring.total += 1

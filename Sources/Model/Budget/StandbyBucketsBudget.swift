@@ -119,7 +119,7 @@ public final class StandbyBucketsBudget: BudgetPolicy {
     /// Grants kept per instance: the largest quota.
     private let depth: Int
     private var lastUse: [SimTime] = []
-    private var grants = GrantTimes()
+    private let grants = GrantTimes()
 
     public init(thresholdsMs: [Int64], quotas: [Int], windowsMs: [Int64], refusal: RefusalRule) {
         precondition(thresholdsMs.count == 3 && quotas.count == 4 && windowsMs.count == 4)

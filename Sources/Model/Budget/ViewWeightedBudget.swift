@@ -83,7 +83,7 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public let minSpacingMs: Int64
     public let refusal: RefusalRule
     public let budgetDay: BudgetDayRule
-    private var grants = GrantTimes()
+    private let grants = GrantTimes()
     private var views = DailyViewCounts()
     private var personDay = PersonDay()
     /// Per instance: grants in the budget day `spentDay` (person days).

@@ -61,23 +61,26 @@ public final class PersonEngine: EventHandler {
     var world: PersonWorld!
     let counts: RunningCounts
     /// Per world process: its next item (index and time).
-    var cursors = [WorldCursor](repeating: WorldCursor(), count: WorldProcess.allCases.count)
-    /// The processes with items in this run's world, in rank order: only they are
-    /// compared when picking the next item (most scenarios use few of them).
-    var activeProcesses: [Int] = []
+    let cursors = FlatBuffer(count: WorldProcess.allCases.count, repeating: WorldCursor())
+    /// The processes with items left, as a binary min-heap of their next items' keys
+    /// (`worldKey`): its top is the world's next item. Picking it costs a sift-down of
+    /// a few levels rather than a look at every process.
+    let worldHeap = FlatBuffer<UInt64>(count: WorldProcess.allCases.count, repeating: 0)
+    var worldHeapCount = 0
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
     var eventsOfDay: Int64 = 0
-    var foreground: [Int]
+    /// Apps in the foreground: sessions running per app.
+    let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
-    var pending: [PendingRequest]
+    let pending: FlatBuffer<PendingRequest>
     /// Running audio or navigation sessions per app.
-    var audio: [Int]
+    let audio: FlatBuffer<Int>
     var inStandBy = false
     /// Each instance's state, one struct per instance so that a reload updates it with
-    /// one write to the array.
-    var instances: [InstanceState]
+    /// one write.
+    let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
     var lastTop: Int? = nil
@@ -127,12 +130,12 @@ public final class PersonEngine: EventHandler {
         anyAdded = addedAt.contains { $0 > 0 }
         suggestions = scenario.stack.widgetSuggestions && !scenario.stack.suggestable.isEmpty
             ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
-        audio = Array(repeating: 0, count: apps.count)
+        audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
-        foreground = Array(repeating: 0, count: apps.count)
-        pending = Array(repeating: PendingRequest(), count: widgets.count)
-        instances = Array(repeating: InstanceState(), count: widgets.count)
+        foreground = FlatBuffer(count: apps.count, repeating: 0)
+        pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
+        instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
@@ -150,8 +153,8 @@ public final class PersonEngine: EventHandler {
         self.world = world
         activeTrace = trace
         counts.reset()
-        for i in foreground.indices { foreground[i] = 0 }
-        for i in audio.indices { audio[i] = 0 }
+        foreground.reset(count: appCount, to: 0)
+        audio.reset(count: appCount, to: 0)
         inStandBy = false
         suggestions?.reset()
         for w in 0 ..< widgetCount {
@@ -176,8 +179,19 @@ public final class PersonEngine: EventHandler {
 
         queue.removeAll(slots: slotCount)
         for p in WorldProcess.allCases { seek(p, to: 0) }
-        activeProcesses.removeAll(keepingCapacity: true)
-        for p in WorldProcess.allCases where count(world, p) > 0 { activeProcesses.append(p.rawValue) }
+        worldHeapCount = 0
+        for p in WorldProcess.allCases where count(world, p) > 0 {
+            // Keys in increasing order of process, all with their own first time: sift
+            // each new one up.
+            var hole = worldHeapCount
+            let key = worldKey(p, cursors[p.rawValue].time)
+            while hole > 0 && key < worldHeap[(hole - 1) / 2] {
+                worldHeap[hole] = worldHeap[(hole - 1) / 2]
+                hole = (hole - 1) / 2
+            }
+            worldHeap[hole] = key
+            worldHeapCount += 1
+        }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
@@ -187,11 +201,21 @@ public final class PersonEngine: EventHandler {
             // The world's items are known in advance and already in time order, so
             // they are merged with the queue here rather than put in it: the heap holds
             // only the timeline requests and retries the policies schedule.
-            while let p = nextWorldProcess(), cursors[p.rawValue].time < end {
+            while worldHeapCount > 0 {
+                let top = worldHeap[0]
+                let p = WorldProcess(rawValue: Int(top & 15))!
                 let t = cursors[p.rawValue].time
+                if t >= end { break }
                 simulation.run(before: t, rank: p.rank)
                 let i = cursors[p.rawValue].index
                 seek(p, to: i + 1)
+                let next = cursors[p.rawValue].time
+                if next == .max {
+                    worldHeapCount -= 1
+                    if worldHeapCount > 0 { siftDownWorld(worldHeap[worldHeapCount]) }
+                } else {
+                    siftDownWorld(worldKey(p, next))
+                }
                 let day = Int(t / Milliseconds.day)
                 countEvent(day: day)
                 handleWorld(p, index: i, at: t, day: day, queue: &simulation.queue)
@@ -201,6 +225,7 @@ public final class PersonEngine: EventHandler {
         }
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
+        if !anyAdded { fillMemberViews() }
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
         }
@@ -215,24 +240,31 @@ public final class PersonEngine: EventHandler {
         cursors[p.rawValue] = WorldCursor(index: i, time: i < count(world, p) ? time(world, p, i) : .max)
     }
 
-    /// The world process whose next item comes first, or nil when none is left. Items
-    /// run by time, then by rank (`PersonEvent`): processes are numbered in rank order,
-    /// so of equal times the first process found wins.
+    /// The heap key of process `p`'s item at `t` (≥ 0): the time above four bits of the
+    /// process. Items run by time, then by rank (`PersonEvent`), and processes are
+    /// numbered in rank order: so of equal times the lower process comes first, as the
+    /// lower key does.
     @inline(__always)
-    func nextWorldProcess() -> WorldProcess? {
-        // Which process comes next is unpredictable, so this picks with selects rather
-        // than branches.
-        guard let first = activeProcesses.first else { return nil }
-        var best = first
-        var bestTime = cursors[first].time
-        for k in 1 ..< activeProcesses.count {
-            let p = activeProcesses[k]
-            let t = cursors[p].time
-            let earlier = t < bestTime
-            best = earlier ? p : best
-            bestTime = earlier ? t : bestTime
+    func worldKey(_ p: WorldProcess, _ t: SimTime) -> UInt64 {
+        UInt64(t) << 4 | UInt64(p.rawValue)
+    }
+
+    /// Puts `key` at the top of `worldHeap` (its first `worldHeapCount` keys) and moves
+    /// it down until the heap property holds.
+    @inline(__always)
+    func siftDownWorld(_ key: UInt64) {
+        let count = worldHeapCount
+        var hole = 0
+        while true {
+            let left = 2 * hole + 1
+            if left >= count { break }
+            var child = left
+            if left + 1 < count && worldHeap[left + 1] < worldHeap[left] { child = left + 1 }
+            if !(worldHeap[child] < key) { break }
+            worldHeap[hole] = worldHeap[child]
+            hole = child
         }
-        return bestTime == .max ? nil : WorldProcess.allCases[best]
+        worldHeap[hole] = key
     }
 
     @inline(__always)
@@ -532,6 +564,16 @@ public final class PersonEngine: EventHandler {
         return false
     }
 
+    /// Without widgets added during the run, every stack member is seen at every view:
+    /// each member's views of a day are the day's views.
+    func fillMemberViews() {
+        guard !members.isEmpty else { return }
+        for day in 0 ..< scenario.days {
+            let views = counts[day, .views]
+            for w in members { counts[day, widget: w, .memberViews] = views }
+        }
+    }
+
     /// Counts a view for stack member `w`, and whether its content would be stale if shown.
     @inline(__always)
     func memberSeen(_ w: Int, at t: SimTime, day: Int) {
@@ -542,10 +584,21 @@ public final class PersonEngine: EventHandler {
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] += 1
         if v.standBy { counts[day, .standByViews] += 1 }
-        for w in standalone where !anyAdded || t >= addedAt[w] { _ = seen(w, at: t, day: day) }
+        // By index: a for-in loop over the array property retains it at every view.
+        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
+            _ = seen(standalone[j], at: t, day: day)
+        }
         let n = members.count
         guard n > 0 else { return }
-        for k in 0 ..< n where !anyAdded || t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+        if anyAdded {
+            for k in 0 ..< n where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+        } else {
+            // Every member is seen at every view: their `memberViews` are the day's views,
+            // filled in at the end of the run (`fillMemberViews`).
+            for k in 0 ..< n where staleSince(members[k], at: t) != nil {
+                counts[day, widget: members[k], .staleMemberViews] += 1
+            }
+        }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         let interestRow = interestByHour ? weekday * 24 + hour : index
         // `order` holds the n members from `init` on: reset in place, no allocation.

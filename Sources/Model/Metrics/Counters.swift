@@ -233,27 +233,30 @@ final class RunningCounts {
         return c
     }
 
+    // Indices use wrapping arithmetic: they are small (days × widgets × counters of one
+    // run), and checking each product for overflow costs more than the count itself.
+
     @inline(__always)
     subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
-        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
+        get { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] }
+        set { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
     @inline(__always)
     subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
-        get { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] }
-        set { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] = newValue }
+        get { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        set { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
     @inline(__always)
     subscript(day: Int, counter: PersonCounter) -> Int64 {
-        get { person[day * PersonCounter.count + counter.rawValue] }
-        set { person[day * PersonCounter.count + counter.rawValue] = newValue }
+        get { person[day &* PersonCounter.count &+ counter.rawValue] }
+        set { person[day &* PersonCounter.count &+ counter.rawValue] = newValue }
     }
 
     @inline(__always)
     subscript(day: Int, widget w: Int, counter: WidgetCounter) -> Int64 {
-        get { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] }
-        set { widget[(day * widgets + w) * WidgetCounter.count + counter.rawValue] = newValue }
+        get { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] }
+        set { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] = newValue }
     }
 }

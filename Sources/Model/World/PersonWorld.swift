@@ -398,48 +398,55 @@ public final class WorldBuilder {
         let none = s.person.noInterest
         let n = stackMembers.count
         let starts = w.standByStarts, ends = w.standByEnds
-        for t in times {
-            while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
-            let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
-            let (hour, weekday) = clock.hourAndWeekday(t)
-            // The members' λ and their sums: looked up when they depend on the hour and
-            // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
-            let lambdaRow: ArraySlice<Double>
-            let sums: StackSums
-            // λ of the widgets placed nowhere (`suggestable`), which people may want too.
-            var placedNowhere = 0.0
-            if byHour {
-                let row = weekday * 24 + hour
-                lambdaRow = stackInterest[row * n ..< row * n + n]
-                sums = stackSums[row]
-            } else {
-                _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-                let first = viewInterest.count
-                for m in stackMembers { viewInterest.append(lambda[m]) }
-                lambdaRow = viewInterest[first...]
-                for x in suggestable { placedNowhere += lambda[x] }
-                sums = StackSums(lambdaRow, noInterest: none + placedNowhere)
-            }
-            // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
-            let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
-            var wanted = -1
-            if u >= none && placedNowhere > 0 && u - none >= sums.total {
-                var v = u - none - sums.total
-                var j = 0
-                while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
-                    v -= lambda[suggestable[j]]
-                    j += 1
+        // The by-hour table through a pointer: a slice of the array property would
+        // retain it at every view.
+        stackInterest.withUnsafeBufferPointer { table in
+            for t in times {
+                while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+                let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
+                let (hour, weekday) = clock.hourAndWeekday(t)
+                // The members' λ and their sums: looked up when they depend on the hour and
+                // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
+                var lambdaRow: ArraySlice<Double> = []
+                let sums: StackSums
+                // λ of the widgets placed nowhere (`suggestable`), which people may want too.
+                var placedNowhere = 0.0
+                if byHour {
+                    sums = stackSums[weekday * 24 + hour]
+                } else {
+                    _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
+                    let first = viewInterest.count
+                    for m in stackMembers { viewInterest.append(lambda[m]) }
+                    lambdaRow = viewInterest[first...]
+                    for x in suggestable { placedNowhere += lambda[x] }
+                    sums = StackSums(lambdaRow, noInterest: none + placedNowhere)
                 }
-                wanted = n + j
-            } else if u >= none && sums.total > 0 {
-                wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
+                // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
+                let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
+                var wanted = -1
+                if u >= none && placedNowhere > 0 && u - none >= sums.total {
+                    var v = u - none - sums.total
+                    var j = 0
+                    while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
+                        v -= lambda[suggestable[j]]
+                        j += 1
+                    }
+                    wanted = n + j
+                } else if u >= none && sums.total > 0 {
+                    if byHour {
+                        let row = weekday * 24 + hour
+                        wanted = RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: table[row * n ..< row * n + n]))
+                    } else {
+                        wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
+                    }
+                }
+                let swipe = feedback.uniform() < s.person.swipeProbability
+                let tap = feedback.uniform() < s.person.tapProbability
+                views.append(ViewRecord(
+                    time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
+                    wouldSwipe: swipe, wouldTap: tap,
+                    bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
             }
-            let swipe = feedback.uniform() < s.person.swipeProbability
-            let tap = feedback.uniform() < s.person.tapProbability
-            views.append(ViewRecord(
-                time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
-                wouldSwipe: swipe, wouldTap: tap,
-                bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
         }
     }
 

@@ -1,0 +1,55 @@
+/// A fixed number of values in memory this buffer allocates and owns, read and written
+/// in place through a pointer: a write is one store, with none of the copy-on-write
+/// checks an array property of a class makes at every write. For the per-instance state
+/// the engine and the budget policies touch at every event.
+///
+/// Indices are checked in debug builds only, as for `RunningCounts`: the owners index
+/// with instance numbers that `begin` sized the buffer for.
+final class FlatBuffer<Element> {
+    private(set) var count: Int
+    private var capacity: Int
+    private var base: UnsafeMutablePointer<Element>
+
+    /// `count` copies of `value`.
+    init(count: Int = 0, repeating value: Element) {
+        precondition(count >= 0)
+        self.count = count
+        capacity = Swift.max(count, 1)
+        base = .allocate(capacity: capacity)
+        base.initialize(repeating: value, count: count)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    /// Makes the buffer `count` copies of `value`, reusing its memory unless `count`
+    /// is larger than any before.
+    func reset(count: Int, to value: Element) {
+        precondition(count >= 0)
+        base.deinitialize(count: self.count)
+        if count > capacity {
+            base.deallocate()
+            capacity = count
+            base = .allocate(capacity: capacity)
+        }
+        base.initialize(repeating: value, count: count)
+        self.count = count
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        unsafeAddress {
+            assert(i >= 0 && i < count, "index \(i) out of 0 ..< \(count)")
+            return UnsafePointer(base + i)
+        }
+        unsafeMutableAddress {
+            assert(i >= 0 && i < count, "index \(i) out of 0 ..< \(count)")
+            return base + i
+        }
+    }
+
+    /// The values, as an array.
+    var values: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+}
