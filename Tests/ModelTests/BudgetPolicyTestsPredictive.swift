@@ -2,8 +2,8 @@ import Testing
 import WidgetSimModel
 
 // `predictive`: the daily limit over random streams, the spread of a day's spending
-// over the forecast views, deferrals that are granted when they come back, and the push
-// reserve.
+// over the views, requests that wait for a view and those granted at once, the view
+// forecast, and the push reserve.
 
 /// A `predictive` budget with `values` over the defaults.
 func makePredictive(_ values: [String: ParameterValue] = [:]) throws -> PredictiveBudget {
@@ -55,9 +55,9 @@ func driveTimeline(
 
 @Suite struct PredictiveBudgetTests {
     /// Property: over random request streams (views, app use, free reloads, timeline and
-    /// background requests), no instance gets more grants in a day than its budget for
-    /// that day, and none more than `per_instance_max`; every refusal is a deferral to
-    /// a later time.
+    /// background requests), no instance gets more grants in a budget day than its
+    /// budget for that day, and none more than `per_instance_max`; every refusal is a
+    /// deferral to a later time.
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func neverExceedsItsDailyLimit(seed: UInt64) throws {
         let instances = 1 + Int(seed % 3)
@@ -65,6 +65,7 @@ func driveTimeline(
         let policy = try makePredictive([
             "initial_per_day": .number(Double(2 + seed)), "per_instance_max": .number(Double(perMax)),
             "linear_up_to": .number(Double(seed * 3)), "push_reserve": .number(Double(seed % 4) / 4),
+            "recent": .duration(Int64(seed % 3) * 20 * bpMinute),
         ])
         let events = randomBudgetEvents(
             seed: seed, instances: instances, until: 9 * bpDay, meanGap: (1 + Int64(seed % 3)) * bpMinute,
@@ -76,12 +77,12 @@ func driveTimeline(
             switch event {
             case .request(let i, let reason, let t):
                 let decision = policy.decide(instance: i, reason: reason, at: t)
-                let day = t / bpDay
+                let day = policy.budgetDay
                 switch decision {
                 case .grant:
                     grants[day, default: Array(repeating: 0, count: instances)][i] += 1
                     let n = grants[day]![i]
-                    #expect(n <= policy.budget(of: i), "instance \(i) day \(day): \(n) grants")
+                    #expect(n <= policy.budget(of: i), "instance \(i) budget day \(day): \(n) grants")
                     #expect(n <= perMax)
                     policy.didReload(instance: i, charged: true, at: t)
                 case .deferUntil(let until, _):
@@ -99,89 +100,106 @@ func driveTimeline(
         #expect(grants.values.contains { $0.contains { $0 >= 2 } })
     }
 
-    /// With views spread evenly over 07:00–23:00 for a week, the eighth day's budget
-    /// (96 views a day → 30 + 2√66 = 46; no pushes seen, so no reserve) is spent evenly
-    /// through those hours: ⌈46 · F(t + 20 min)⌉ grants by t, so each two-hour block
-    /// gets 46 · (2/16) ≈ 5.75 of them (within one), nearly none at night, 46 in all.
+    /// With views spread evenly over 07:00–23:00 for a week, the eighth budget day
+    /// (from 07:00, the usual first view) has B = 30 + 2√66 = 46 (96 views a day; no
+    /// pushes seen, so no reserve), released as ⌊46 · F⌋ + 1 with F the share of the
+    /// waking day passed: each two-hour block gets 46 · 2/16 ≈ 5.75 grants (within one),
+    /// and none at night, when no view is near.
     @Test func flatViewProfileSpendsEvenlyThroughTheWakingDay() throws {
         let policy = try makePredictive()
-        let views = dailyViews(days: 0 ..< 8, hours: 7 ..< 23, every: 10 * bpMinute)
-        let outcomes = driveTimeline(policy, views, from: 0, until: 8 * bpDay, interval: 5 * bpMinute)
-        let day7 = outcomes.filter { $0.0 >= 7 * bpDay && $0.1 == .grant }.map { $0.0 - 7 * bpDay }
+        let views = dailyViews(days: 0 ..< 9, hours: 7 ..< 23, every: 10 * bpMinute)
+        let outcomes = driveTimeline(policy, views, from: 0, until: 8 * bpDay + 7 * bpHour, interval: 5 * bpMinute)
+        let start = 7 * bpDay + 7 * bpHour
+        let day7 = outcomes.filter { $0.0 >= start && $0.0 < start + bpDay && $0.1 == .grant }.map { $0.0 - start }
         #expect(policy.budget(of: 0) == 46)
         #expect(policy.reserve(of: 0) == 0)
         #expect(day7.count == 46)
-        #expect(day7.filter { $0 < 6 * bpHour }.count <= 1, "night: \(day7)")
-        for block in stride(from: Int64(7), to: 23, by: 2) {
-            let n = day7.filter { $0 >= block * bpHour - 20 * bpMinute && $0 < (block + 2) * bpHour - 20 * bpMinute }.count
-            #expect(n >= 5 && n <= 7, "block \(block):00: \(n) grants: \(day7.map { Double($0) / Double(bpHour) })")
+        // 23:30 to 05:00: no view in the last 30 minutes, and the next two hours are
+        // forecast to hold far less than half a view.
+        #expect(day7.filter { $0 >= 16 * bpHour + 30 * bpMinute && $0 < 22 * bpHour }.isEmpty, "night: \(day7)")
+        for block in stride(from: Int64(0), to: 16, by: 2) {
+            let n = day7.filter { $0 >= block * bpHour && $0 < (block + 2) * bpHour }.count
+            #expect(n >= 5 && n <= 7, "block \(block + 7):00: \(n) grants: \(day7.map { Double($0) / Double(bpHour) })")
         }
     }
 
-    /// Views only in the evening (18:00–22:00): after a week, at least 80 % of a day's
-    /// grants fall in the 20 minutes before and during those hours.
-    @Test func spendsJustBeforeTheForecastViews() throws {
-        let policy = try makePredictive()
-        let views = dailyViews(days: 0 ..< 8, hours: 18 ..< 22, every: 5 * bpMinute)
-        let outcomes = driveTimeline(policy, views, from: 0, until: 8 * bpDay, interval: 5 * bpMinute)
-        let day7 = outcomes.filter { $0.0 >= 7 * bpDay && $0.1 == .grant }.map { $0.0 - 7 * bpDay }
-        let evening = day7.filter { $0 >= 18 * bpHour - 20 * bpMinute && $0 < 22 * bpHour }.count
-        #expect(day7.count >= 20)
-        #expect(Double(evening) >= 0.8 * Double(day7.count), "\(evening) of \(day7.count)")
-    }
-
-    /// A refused timeline request is deferred to exactly the time the plan allows: with
-    /// no view in between (views change the forecast), it is granted when it comes back.
-    @Test func aDeferredRequestIsGrantedWhenItComesBack() throws {
-        let policy = try makePredictive()
-        let views = dailyViews(days: 0 ..< 3, hours: 8 ..< 20, every: 7 * bpMinute)
-        let outcomes = driveTimeline(policy, views, from: 3 * bpDay, until: 5 * bpDay, interval: 10 * bpMinute)
-        var deferred = 0
-        for (k, (_, decision)) in outcomes.enumerated().dropLast() {
-            guard case .deferUntil(let t, _) = decision else { continue }
-            // Deferred to a day's start when the day's budget is spent: asked afresh there.
-            if t % bpDay == 0 { continue }
-            deferred += 1
-            #expect(outcomes[k + 1].0 == t && outcomes[k + 1].1 == .grant, "deferred to \(t)")
-        }
-        #expect(deferred > 20)
-    }
-
-    /// On day 0 (no history: a flat 24 h forecast, B = 40, reserve 8, plan 32) the
-    /// first timeline request is granted and the next refused, while pushes may run 8
-    /// ahead of the plan: 8 background requests are granted, the ninth deferred.
-    @Test func pushesSpendTheReserveAheadOfThePlan() throws {
+    /// The forecast: after a week of one view every 10 minutes over 07:00–23:00, the
+    /// person's, the instance's and the weekday's profiles all give hour 12 and hour 13
+    /// (6 views a day each of 96) the share
+    /// Q = 43/696, q = (42 + 50 Q)/722, q(d) = (6 + 100 q)/196 = 0.0624744,
+    /// so the views expected from 12:00 in the two-hour lookahead are 96 · 2 · q(d) = 11.995;
+    /// from 05:00 (hours 5 and 6, no views: Q = 1/696) they are 96 · 2 · (100 · 50/696/722)/196 = 0.0098.
+    @Test func expectedViewsFollowTheShrunkProfile() throws {
         let policy = try makePredictive()
         policy.begin(instances: 1)
-        #expect(policy.decide(instance: 0, reason: .timeline, at: bpMinute) == .grant)
-        guard case .deferUntil = policy.decide(instance: 0, reason: .timeline, at: 2 * bpMinute) else {
-            Issue.record("the second timeline request goes beyond the plan")
-            return
+        for case .view(let i, let t) in dailyViews(days: 0 ..< 7, hours: 7 ..< 23, every: 10 * bpMinute) {
+            policy.didView(instance: i, at: t)
         }
-        for k in 0 ..< 8 {
-            #expect(policy.decide(instance: 0, reason: .background, at: (3 + Int64(k)) * bpMinute) == .grant, "push \(k)")
-        }
-        guard case .deferUntil = policy.decide(instance: 0, reason: .background, at: 12 * bpMinute) else {
-            Issue.record("the ninth push goes beyond the reserve")
-            return
-        }
-        // Without a reserve, the first push is already refused.
-        let none = try makePredictive(["push_reserve": .number(0)])
-        none.begin(instances: 1)
-        #expect(none.decide(instance: 0, reason: .timeline, at: bpMinute) == .grant)
-        #expect(none.decide(instance: 0, reason: .background, at: 2 * bpMinute) != .grant)
+        let q: Double = (42 + 50 * 43.0 / 696) / 722
+        let qd: Double = (6 + 100 * q) / 196
+        let qNight: Double = 100 * (50 / 696.0) / 722 / 196
+        let noon: Double = 96 * 2 * qd
+        let dawn: Double = 96 * 2 * qNight
+        #expect(abs(noon - 11.995) < 0.001 && abs(dawn - 0.0098) < 0.0001)
+        // Asked at 05:00 first: the forecast of day 7 is made when the day is first seen.
+        #expect(!policy.aboutToBeSeen(0, at: 7 * bpDay + 5 * bpHour))
+        #expect(abs(policy.expectedViews(0, at: 7 * bpDay + 5 * bpHour) - dawn) < 1e-9)
+        #expect(abs(policy.expectedViews(0, at: 7 * bpDay + 12 * bpHour) - noon) < 1e-9)
+        // 04:30–06:30 (half of hour 4, hour 5, half of hour 6) holds no views either.
+        #expect(abs(policy.expectedViews(0, at: 7 * bpDay + 4 * bpHour + 30 * bpMinute) - dawn) < 1e-9)
+        // 06:30–08:30: half of hour 6 (no views), hour 7 and half of hour 8 (views).
+        let sixThirty: Double = 96 * 1.5 * qd + dawn / 4
+        #expect(abs(policy.expectedViews(0, at: 7 * bpDay + 6 * bpHour + 30 * bpMinute) - sixThirty) < 1e-9)
     }
 
-    /// A reserve no push takes is released as the day passes: on day 0 (B = 40, reserve
-    /// 8) timeline requests every 5 minutes get all 40, ⌈32 · F + 8 · F²⌉ by each time;
-    /// by noon (F ≈ ½ + 20 min of a flat day) that is ⌈32 · 0.514 + 8 · 0.264⌉ = 19.
-    @Test func anUnusedReserveIsReleasedThroughTheDay() throws {
+    /// Views only in the evening (18:00–22:00) for a week: on the eighth day a timeline
+    /// request at 10:00 or 15:00 (under half a view forecast in the next two hours) waits
+    /// `poll` (10 minutes) as `no_view_expected`; one at 16:30, with the first evening
+    /// hour inside the lookahead, is granted at once; and so is one at 10:20 twenty
+    /// minutes after a stray view (the instance is on show), but not 35 minutes after it.
+    @Test func requestsWaitForAViewAndAreGrantedWhenOneIsNear() throws {
         let policy = try makePredictive()
-        let outcomes = driveTimeline(policy, [], from: 0, until: bpDay, interval: 5 * bpMinute)
-        let grants = outcomes.filter { $0.1 == .grant }.map(\.0)
+        policy.begin(instances: 1)
+        for case .view(let i, let t) in dailyViews(days: 0 ..< 7, hours: 18 ..< 22, every: 5 * bpMinute) {
+            policy.didView(instance: i, at: t)
+        }
+        let day = 7 * bpDay
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 10 * bpHour)
+                == .deferUntil(day + 10 * bpHour + 10 * bpMinute, because: .noViewExpected))
+        #expect(policy.expectedViews(0, at: day + 10 * bpHour) < 0.05)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 15 * bpHour)
+                == .deferUntil(day + 15 * bpHour + 10 * bpMinute, because: .noViewExpected))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 16 * bpHour + 30 * bpMinute) == .grant)
+        #expect(policy.expectedViews(0, at: day + 16 * bpHour + 30 * bpMinute) > 5)
+        policy.didView(instance: 0, at: day + 10 * bpHour)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 10 * bpHour + 20 * bpMinute) == .grant)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 10 * bpHour + 35 * bpMinute)
+                == .deferUntil(day + 10 * bpHour + 45 * bpMinute, because: .noViewExpected))
+        // A push far from any view is granted: the content has just changed.
+        #expect(policy.decide(instance: 0, reason: .background, at: day + 11 * bpHour) == .grant)
+    }
+
+    /// On day 0 (no history: the budget released evenly over 24 h from midnight, B = 40,
+    /// reserve round(0.2 · 40) = 8) at 00:01 ⌊40 · 1/1440⌋ + 1 = 1 is released: a push may
+    /// run the reserve ahead of it, so 9 background requests are granted and the tenth
+    /// waits as `not_yet_released`. Without a reserve, one push is granted, and a
+    /// timeline request (on the first day, with no forecast, as near a view) waits for
+    /// the release.
+    @Test func pushesSpendTheReserveAheadOfTheRelease() throws {
+        let policy = try makePredictive()
+        policy.begin(instances: 1)
         #expect(policy.reserve(of: 0) == 8)
-        #expect(grants.count == 40)
-        #expect(grants.filter { $0 < 12 * bpHour }.count == 19)
+        for k in 0 ..< 9 {
+            #expect(policy.decide(instance: 0, reason: .background, at: bpMinute + Int64(k)) == .grant, "push \(k)")
+        }
+        #expect(policy.decide(instance: 0, reason: .background, at: bpMinute + 9)
+                == .deferUntil(bpMinute + 9 + 10 * bpMinute, because: .notYetReleased))
+        let none = try makePredictive(["push_reserve": .number(0)])
+        none.begin(instances: 1)
+        #expect(none.decide(instance: 0, reason: .background, at: bpMinute) == .grant)
+        #expect(none.decide(instance: 0, reason: .background, at: bpMinute + 1) != .grant)
+        #expect(none.decide(instance: 0, reason: .timeline, at: bpMinute + 2)
+                == .deferUntil(bpMinute + 2 + 10 * bpMinute, because: .notYetReleased))
     }
 
     /// From day 1 the reserve is the pushes per day seen so far (rounded up), at most
@@ -208,26 +226,16 @@ func driveTimeline(
         #expect(policy.reserve(of: 0) == 2)  // 3 over 2 days, rounded up
     }
 
-
-    /// Once the day's plan is spent, a timeline request is deferred to the next day's
-    /// start, however the forecast's shares round (the views here give shares whose sum
-    /// is not exactly 1 in floating point), not retried a millisecond later.
-    @Test func aSpentPlanWaitsForTheNextDay() throws {
-        let policy = try makePredictive(["initial_per_day": .number(5), "push_reserve": .number(0.4)])
-        var events = dailyViews(days: 0 ..< 1, hours: 6 ..< 23, every: 7 * bpMinute)
-        events += dailyViews(days: 1 ..< 2, hours: 6 ..< 9, every: 13 * bpMinute)
-        events += dailyViews(days: 1 ..< 2, hours: 17 ..< 22, every: 3 * bpMinute)
+    /// Once the budget day's whole budget is spent, a request waits for the next budget
+    /// day's start: on day 0 (B = 5, reserve 1, released evenly over 24 h) five pushes at
+    /// 23:40 are granted (⌊5 · 0.986⌋ + 1 = 5 released) and the sixth waits until 24:00.
+    @Test func aSpentBudgetWaitsForTheNextBudgetDay() throws {
+        let policy = try makePredictive(["initial_per_day": .number(5)])
         policy.begin(instances: 1)
-        for case .view(let i, let t) in events { policy.didView(instance: i, at: t) }
-        let late = 2 * bpDay + 23 * bpHour + 50 * bpMinute
-        let b = policy.budget(of: 0)
-        #expect(policy.reserve(of: 0) == 0)  // no pushes on the days before
-        let planned = b
-        for k in 0 ..< planned {
-            #expect(policy.decide(instance: 0, reason: .timeline, at: late + Int64(k)) == .grant)
-        }
-        #expect(policy.decide(instance: 0, reason: .timeline, at: late + 10) == .deferUntil(3 * bpDay, because: .quotaExhausted))
-        #expect(abs(policy.cumulative(0, at: 3 * bpDay - 1, dayStart: 2 * bpDay) - 1) < 1e-9)
+        let late = 23 * bpHour + 40 * bpMinute
+        for k in 0 ..< 5 { #expect(policy.decide(instance: 0, reason: .background, at: late + Int64(k)) == .grant) }
+        #expect(policy.decide(instance: 0, reason: .background, at: late + 5) == .deferUntil(bpDay, because: .quotaExhausted))
+        #expect(policy.decide(instance: 0, reason: .timeline, at: late + 6) == .deferUntil(bpDay, because: .quotaExhausted))
     }
 
     @Test func beginResetsStateAndFreeReloadsCostNothing() throws {

@@ -117,23 +117,35 @@ import WidgetSimReports
         #expect(person.counts[.notYetReleased]! > 0)
     }
 
-    /// `predictive` defers a request its plan does not yet allow as `not_yet_released`;
-    /// once the day's whole budget is spent, as `quota_exhausted`, or `total_cap` when
-    /// the person's total cap scaled the budget down. Every code it gives is one its
-    /// descriptor lists.
-    @Test func predictiveAnswersItsPlanQuotaAndTotalCap() throws {
+    /// `predictive` defers a timeline request while no view is near as
+    /// `no_view_expected`, one beyond the part of the budget released so far (or beyond
+    /// B − the push reserve) as `not_yet_released`, and once the budget day's whole
+    /// budget is spent as `quota_exhausted`, or `total_cap` when the person's total cap
+    /// scaled the budget down. Every code it gives is one its descriptor lists.
+    @Test func predictiveAnswersNoViewReleaseQuotaAndTotalCap() throws {
         let descriptor = try #require(BudgetPolicies.named("predictive"))
-        // A budget of 5 with a reserve of 1 on day 0 (no pushes, no views: a flat
-        // forecast): the fifth grant comes late in the day, the next request 10 minutes
-        // on finds the budget spent and waits for the next day's start.
+        // A budget of 5 with a reserve of 1 on day 0, no pushes: timeline requests may
+        // spend 4 of it, the last one waits as `not_yet_released`.
         let own = try reasons(steady(choice("predictive", ["initial_per_day": .number(5)])))
         expectConsistent(own, days: 1)
-        #expect(own.total[0, widget: 0, .charged] == 5)
-        #expect(own.counts[.quotaExhausted] == 1)
-        #expect(own.counts[.totalCap] == 0)
-        #expect(own.counts[.notYetReleased]! >= 4)
+        #expect(own.total[0, widget: 0, .charged] == 4)
+        #expect(own.counts[.quotaExhausted] == 0)
+        #expect(own.counts[.notYetReleased]! > 0)
+        // Without a reserve all 5; the next request waits for the next day's start.
+        let whole = try reasons(steady(choice("predictive", ["initial_per_day": .number(5), "push_reserve": .number(0)])))
+        #expect(whole.total[0, widget: 0, .charged] == 5)
+        #expect(whole.counts[.quotaExhausted] == 1)
+        // On the first day every request counts as near a view; on the second, with 80
+        // views a day, none counted as recent and a 5-minute lookahead (80 · 5/1440 <
+        // ½ view expected), requests wait for one.
+        let second = try reasons(steady(choice("predictive", [
+            "recent": .duration(0), "lookahead": .duration(5 * Milliseconds.minute),
+        ]), days: 2))
+        expectConsistent(second, days: 2)
+        #expect(second.counts[.noViewExpected]! > 0)
         // Two instances of 30 each against a total of 40: 20 each, scaled down by the cap.
-        var s = steady(choice("predictive", ["initial_per_day": .number(30), "total_per_day": .number(40)]))
+        var s = steady(choice("predictive", ["initial_per_day": .number(30), "total_per_day": .number(40),
+                                              "push_reserve": .number(0)]))
         s.widgets.append(widget("v", base: 1, reload: .after(10 * Milliseconds.minute)))
         s.stack = StackSpec(members: [0, 1])
         let capped = try reasons(s)
@@ -141,8 +153,7 @@ import WidgetSimReports
         #expect(capped.total[0, widget: 0, .charged] == 20 && capped.total[0, widget: 1, .charged] == 20)
         #expect(capped.counts[.totalCap] == 2)
         #expect(capped.counts[.quotaExhausted] == 0)
-        #expect(capped.counts[.notYetReleased]! > 0)
-        for r in [own, capped] {
+        for r in [own, whole, second, capped] {
             for (code, n) in r.asked where n > 0 { #expect(descriptor.refusals.contains(code), "\(code.label)") }
         }
     }

@@ -1,48 +1,52 @@
 import WidgetSimKernel
 
-/// `predictive`: `ios_like`'s daily budget, spent where the instance's own views are
-/// forecast instead of first come, first served. Each day's charged reloads follow the
-/// predicted cumulative share of that day's views, a little ahead of them, and a reserve
-/// is kept for pushes (background requests: the content has just changed).
+/// `predictive`: `ios_like`'s daily budget, spent when the instance is about to be
+/// seen. A charged timeline request is granted while the instance is on show (viewed
+/// within `recent`) or a view of it is forecast within `lookahead`; otherwise it waits,
+/// asked again every `poll`, so one reload covers every content change since the last
+/// and lands before the views that show it. A reserve is kept for pushes (background
+/// requests: the content has just changed), which are granted whenever the budget
+/// allows.
 ///
 /// Rule:
-/// - the daily budget B of each instance is `ios_like`'s, with the same parameters and
-///   defaults: `initial_per_day` on day 0, then from the instance's average daily views
-///   over the previous min(7, k) days (1:1 up to `linear_up_to`, a square root above),
-///   clamped to [1, `per_instance_max`], scaled down when the person's budgets sum to
-///   more than `total_per_day`; set at every 24 h boundary from the scenario's start
-///   (day k). A grant spends 1; at most B are granted in a day.
+/// - budget days and the daily budget B of each instance are `ios_like`'s with
+///   `budget_day: person` and the same parameters and defaults (`PersonDay`: days start
+///   at the person's usual first view; B from the instance's average daily views over
+///   the previous min(7, k) days, 1:1 up to `linear_up_to`, a square root above, in
+///   [1, `per_instance_max`], `initial_per_day` before any history, scaled down when the
+///   person's budgets sum to more than `total_per_day`). A grant spends 1; at most B are
+///   granted in a budget day, and by τ after the day's start at most ⌊B · F(τ)⌋ + 1
+///   (F: the person's views expected so far, as `ios_like` releases its budget) plus
+///   the reserve for a push.
+/// - the reserve R = min(round(`push_reserve` · B), ⌈n⌉), with n the instance's
+///   background requests (granted or not) per day over its past days (round(
+///   `push_reserve` · B) on its first day). Timeline requests may spend up to B − R of
+///   the day, background requests all of B.
 /// - the view forecast: the instance's views (`didView`) counted by hour of the day and
-///   by weekday and hour (in the scenario's 24 h days, updated at every view), shrunk
-///   toward the person's views of all instances by hour, and that toward a flat day:
+///   by weekday and hour, shrunk toward the person's views of all instances by hour,
+///   and that toward a flat day:
 ///
 ///       Q(h)    = (P(h) + person_prior / 24) / (P + person_prior)
 ///       q(h)    = (V(h) + instance_prior · Q(h)) / (V + instance_prior)
 ///       q(d, h) = (V(d, h) + weekday_prior · q(h)) / (V(d) + weekday_prior)
 ///
 ///   with P, V counts of the person's and the instance's views before today (P(h) in
-///   hour h, V(d) on weekday d, ...), d today's weekday (in days since the start). The
-///   day's plan is fixed when the day starts: today's views shape tomorrow's. F(t) is
-///   the share of today's forecast views before t (linear within an hour; 1 from the
-///   end of the day on).
-/// - the day's reserve for pushes R = min(round(`push_reserve` · B), ⌈n⌉), with n the
-///   instance's background requests (granted or not) per day over its past days; on
-///   its first day n is unknown and R = round(`push_reserve` · B). A timeline request at
-///   `now` is granted iff the grants so far today are fewer than
-///   ⌈(B − R) · F + R · F²⌉ with F = F(now + `lookahead`) (and than B); a background
-///   request iff they are fewer than that plus R (and than B). So the day's reloads
-///   come just before the forecast views, a push may run up to R reloads ahead of the
-///   plan, the part of the reserve no push took is released as the day's views pass
-///   (all of B by the day's end), and an instance whose app sends no pushes keeps no
-///   reserve: its plan is ⌈B · F⌉, even where the views are.
-/// - a refused request is deferred to the first time the same test would pass (found
-///   from F, at the latest the next day's start; a minute on where rounding puts that
-///   time at or before now); never dropped. Reason: `not_yet_released` while the day's
-///   budget is not all spent, else `total_cap` when the budget was scaled down to the
-///   person's total cap, else `quota_exhausted`.
+///   hour h, V(d) on weekday d, ...), d today's weekday; fixed when the simulation day
+///   starts. The views expected in (t, t + `lookahead`] are v̄ · ∫ q(d, h) over that
+///   window (each hour's share spread evenly over it), v̄ the instance's average daily
+///   views over the previous min(7, k) simulation days.
+/// - a timeline request at `now` is granted when the budget allows it (above) and the
+///   instance is about to be seen: it is the instance's first day (no past day to
+///   forecast from: every request counts as near a view, as in `ios_like`), it was
+///   viewed in the last `recent`, or at least one half view of it is expected within
+///   `lookahead`. Else it is deferred `poll` (reason `no_view_expected`). A background
+///   request is granted when the budget allows it, whether a view is near or not. Refused by the budget, a request is deferred to the next budget day's
+///   start when all of B is spent (at least `poll` on: a later usual first view may
+///   push that start back; `total_cap` when B was scaled down to the person's total
+///   cap, else `quota_exhausted`), else `poll` (`not_yet_released`); never dropped.
 ///
-/// Source: ours (forecast-driven pacing of a fixed daily budget; the budget itself is
-/// the unofficial `ios_like` calibration, so its size is comparable).
+/// Source: ours (spending at the views, from the instance's own view history; the
+/// budget itself is the unofficial `ios_like` calibration, so its size is comparable).
 public final class PredictiveBudget: BudgetPolicy {
     public static let initialPerDay = ParameterSpec(
         "initial_per_day", .count(1 ... 10_000), default: .number(40),
@@ -58,10 +62,16 @@ public final class PredictiveBudget: BudgetPolicy {
         "largest sum of the daily budgets of one person's instances (as ios_like)")
     public static let pushReserve = ParameterSpec(
         "push_reserve", .number(0 ... 1), default: .number(0.2),
-        "largest share of the daily budget kept for background requests (pushes), which may spend it ahead of the plan")
+        "largest share of the daily budget kept for background requests (pushes)")
+    public static let recent = ParameterSpec(
+        "recent", .duration(minimumMs: 0), default: .duration(30 * Milliseconds.minute),
+        "an instance viewed this recently is on show: its timeline requests are granted")
     public static let lookahead = ParameterSpec(
-        "lookahead", .duration(minimumMs: 0), default: .duration(20 * Milliseconds.minute),
-        "how far ahead of the forecast views the reloads are spent")
+        "lookahead", .duration(minimumMs: 0), default: .duration(2 * Milliseconds.hour),
+        "a timeline request is granted when half a view of the instance is forecast this far ahead")
+    public static let poll = ParameterSpec(
+        "poll", .duration(minimumMs: Milliseconds.minute), default: .duration(10 * Milliseconds.minute),
+        "how long a request waits for a view, or for the release of more budget, before it is asked again")
     public static let personPrior = ParameterSpec(
         "person_prior", .number(0 ... 1_000_000), default: .number(24),
         "pseudo-views of a flat day behind the person's hourly view profile")
@@ -74,20 +84,20 @@ public final class PredictiveBudget: BudgetPolicy {
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "predictive",
-        summary: "ios_like's daily budget, spent just ahead of the instance's forecast views (hour and weekday "
-            + "profile, learned online), with a reserve for pushes; refusals wait for the plan.",
-        source: "ours (forecast-paced spending of the ios_like budget size)",
-        refusals: [.notYetReleased, .quotaExhausted, .totalCap],
+        summary: "ios_like's daily budget, spent when the instance is about to be seen (viewed just now, or a view "
+            + "forecast from its hour and weekday profile); other timeline requests wait for a view; pushes spend a reserve.",
+        source: "ours (view-led spending of the ios_like budget size)",
+        refusals: [.noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
-            initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, lookahead, personPrior,
-            instancePrior, weekdayPrior,
+            initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, recent, lookahead, poll,
+            personPrior, instancePrior, weekdayPrior,
         ],
         make: { p in
             PredictiveBudget(
                 initialPerDay: p.count(initialPerDay), linearUpTo: p.count(linearUpTo),
                 perInstanceMax: p.count(perInstanceMax), totalPerDay: p.count(totalPerDay),
-                pushReserve: p.number(pushReserve), lookaheadMs: p.duration(lookahead),
-                personPrior: p.number(personPrior), instancePrior: p.number(instancePrior),
+                pushReserve: p.number(pushReserve), recentMs: p.duration(recent), lookaheadMs: p.duration(lookahead),
+                pollMs: p.duration(poll), personPrior: p.number(personPrior), instancePrior: p.number(instancePrior),
                 weekdayPrior: p.number(weekdayPrior))
         })
 
@@ -96,25 +106,31 @@ public final class PredictiveBudget: BudgetPolicy {
     public let perInstanceMax: Int
     public let totalPerDay: Int
     public let pushReserve: Double
+    public let recentMs: Int64
     public let lookaheadMs: Int64
+    public let pollMs: Int64
     public let personPrior: Double
     public let instancePrior: Double
     public let weekdayPrior: Double
 
     private var instances = 0
     private var views = DailyViewCounts()
-    /// Each instance's budget and grants for the current day.
+    private var personDay = PersonDay()
+    /// Each instance's budget and grants for the current budget day.
     private var budgets: [Int] = []
     private var spent: [Int] = []
     /// Whether each instance's budget today was scaled down to the person's total cap.
     private var capped: [Bool] = []
-    /// The day each instance was added (0: there from the start).
+    /// The simulation day each instance was added (0: there from the start).
     private var addedDay: [Int64] = []
     /// Each instance's background requests since it was added, and its reserve today.
     private var backgroundRequests: [Int] = []
     private var reserves: [Int] = []
-    /// The day `budgets` and `spent` are for.
-    private var period: Int64 = 0
+    /// Each instance's last view (`.min`: none yet).
+    private var lastView: [SimTime] = []
+    /// Each instance's average daily views over its past days, for the forecast day
+    /// (−1: no past day yet).
+    private var dailyViews: [Double] = []
     /// Views by hour of the person (24), of each instance by hour (`i * 24 + h`) and by
     /// weekday and hour (`i * 168 + d * 24 + h`), and each instance's total and per weekday.
     private var personByHour: [Double] = []
@@ -123,23 +139,27 @@ public final class PredictiveBudget: BudgetPolicy {
     private var byWeekdayHour: [Double] = []
     private var total: [Double] = []
     private var byWeekday: [Double] = []
-    /// Each instance's forecast share of each hour of the current day (`i * 24 + h`),
-    /// fixed when the day starts.
+    /// Each instance's forecast share of each hour of the simulation day `forecastDay`
+    /// (`i * 24 + h`).
     private var shares: [Double] = []
+    private var forecastDay: Int64 = -1
 
     public init(
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
-        lookaheadMs: Int64, personPrior: Double, instancePrior: Double, weekdayPrior: Double
+        recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
+        weekdayPrior: Double
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
-        precondition(pushReserve >= 0 && pushReserve <= 1 && lookaheadMs >= 0)
+        precondition(pushReserve >= 0 && pushReserve <= 1 && recentMs >= 0 && lookaheadMs >= 0 && pollMs >= 1)
         precondition(personPrior >= 0 && instancePrior >= 0 && weekdayPrior >= 0)
         self.initialPerDay = initialPerDay
         self.linearUpTo = linearUpTo
         self.perInstanceMax = perInstanceMax
         self.totalPerDay = totalPerDay
         self.pushReserve = pushReserve
+        self.recentMs = recentMs
         self.lookaheadMs = lookaheadMs
+        self.pollMs = pollMs
         self.personPrior = personPrior
         self.instancePrior = instancePrior
         self.weekdayPrior = weekdayPrior
@@ -148,12 +168,15 @@ public final class PredictiveBudget: BudgetPolicy {
     public func begin(instances: Int) {
         self.instances = instances
         views.reset(instances: instances)
+        personDay.reset()
         budgets.resetFlat(count: instances, to: 0)
         spent.resetFlat(count: instances, to: 0)
         capped.resetFlat(count: instances, to: false)
         addedDay.resetFlat(count: instances, to: 0)
         backgroundRequests.resetFlat(count: instances, to: 0)
         reserves.resetFlat(count: instances, to: 0)
+        lastView.resetFlat(count: instances, to: .min)
+        dailyViews.resetFlat(count: instances, to: 0)
         personByHour.resetFlat(count: 24, to: 0)
         personTotal = 0
         byHour.resetFlat(count: instances * 24, to: 0)
@@ -161,6 +184,7 @@ public final class PredictiveBudget: BudgetPolicy {
         total.resetFlat(count: instances, to: 0)
         byWeekday.resetFlat(count: instances * 7, to: 0)
         shares.resetFlat(count: instances * 24, to: 0)
+        forecastDay = -1
         refill(day: 0)
     }
 
@@ -173,31 +197,37 @@ public final class PredictiveBudget: BudgetPolicy {
                                   linearUpTo: linearUpTo, perInstanceMax: perInstanceMax)
     }
 
-    /// `instance`'s budget for the current day (after the last request or view).
+    /// `instance`'s budget for the current budget day (after the last request or view).
     public func budget(of instance: Int) -> Int { budgets[instance] }
 
+    /// `instance`'s reserve for pushes today.
+    public func reserve(of instance: Int) -> Int { reserves[instance] }
+
+    /// The number of the current budget day (after the last request or view; −1 before
+    /// any).
+    public var budgetDay: Int64 { personDay.day }
+
+    /// Sets every budget for the budget day starting in simulation day `day`.
     private func refill(day: Int64) {
-        period = day
         var sum = 0
         for i in 0 ..< instances {
             let past = views.past(i, before: day, since: addedDay[i])
             budgets[i] = dailyBudget(views: past.views, days: past.days)
             spent[i] = 0
             sum += budgets[i]
-            forecast(i, day: day)
         }
         for i in 0 ..< instances {
             let before = budgets[i]
             if sum > totalPerDay { budgets[i] = max(1, before * totalPerDay / sum) }
             capped[i] = budgets[i] < before
+            setReserve(i, day: day)
         }
-        for i in 0 ..< instances { setReserve(i) }
     }
 
-    /// `instance`'s reserve for pushes today (see the rule).
-    private func setReserve(_ instance: Int) {
+    /// `instance`'s reserve for pushes in the budget day starting in simulation day `day`.
+    private func setReserve(_ instance: Int, day: Int64) {
         let most = Int((pushReserve * Double(budgets[instance])).rounded())
-        let days = period - addedDay[instance]
+        let days = day - addedDay[instance]
         guard days > 0 else {
             reserves[instance] = most
             return
@@ -206,18 +236,23 @@ public final class PredictiveBudget: BudgetPolicy {
         reserves[instance] = min(most, Int(perDay))
     }
 
-    /// `instance`'s reserve for pushes today.
-    public func reserve(of instance: Int) -> Int { reserves[instance] }
-
+    /// Moves to the budget day and forecast day of `now`.
     @inline(__always) private func catchUp(_ now: SimTime) {
+        if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
         let day = DailyViewCounts.day(of: now)
-        if day > period { refill(day: day) }
+        if day != forecastDay {
+            forecastDay = day
+            for i in 0 ..< instances { forecast(i, day: day) }
+        }
     }
 
     // MARK: - The forecast
 
-    /// Sets `instance`'s forecast share of each hour of day `day` (they sum to 1).
+    /// Sets `instance`'s forecast share of each hour of day `day` (they sum to 1) and its
+    /// average daily views.
     private func forecast(_ instance: Int, day: Int64) {
+        let past = views.past(instance, before: day, since: addedDay[instance])
+        dailyViews[instance] = past.days > 0 ? Double(past.views) / Double(past.days) : -1
         let d = Int(day % 7)
         let personDenominator = personTotal + personPrior
         let instanceDenominator = total[instance] + instancePrior
@@ -231,73 +266,56 @@ public final class PredictiveBudget: BudgetPolicy {
         }
     }
 
-    /// F(t): the share of `instance`'s forecast before `t` in the day starting at
-    /// `dayStart`; 1 from the day's end on.
-    public func cumulative(_ instance: Int, at t: SimTime, dayStart: SimTime) -> Double {
-        let into = t - dayStart
-        if into >= Milliseconds.day { return 1 }
-        if into <= 0 { return 0 }
-        let h = Int(into / Milliseconds.hour)
-        var f = 0.0
-        let s = instance * 24
-        for k in 0 ..< h { f += shares[s + k] }
-        return f + shares[s + h] * Double(into - Int64(h) * Milliseconds.hour) / Double(Milliseconds.hour)
+    /// The views of `instance` expected in (`now`, `now` + `lookahead`] (after
+    /// `catchUp(now)`): v̄ times the forecast share of that window, the hours of the
+    /// current simulation day's profile taken round the clock.
+    public func expectedViews(_ instance: Int, at now: SimTime) -> Double {
+        let v = dailyViews[instance]
+        guard v > 0, lookaheadMs > 0 else { return max(0, v) }
+        var t = now - DailyViewCounts.day(of: now) * Milliseconds.day
+        var left = lookaheadMs
+        var share = 0.0
+        while left > 0 {
+            let h = Int(t / Milliseconds.hour) % 24
+            let step = min(left, (Int64(h) + 1) * Milliseconds.hour - t % Milliseconds.day)
+            share += shares[instance * 24 + h] * Double(step) / Double(Milliseconds.hour)
+            left -= step
+            t = (t + step) % Milliseconds.day
+        }
+        return v * share
     }
 
-    /// The first time τ ≥ `dayStart` with F(τ) > `target`, or nil when F never exceeds
-    /// it (F reaches 1 only at the day's end, whatever the rounding of the shares' sum).
-    func firstTime(_ instance: Int, above target: Double, dayStart: SimTime) -> SimTime? {
-        if target < 0 { return dayStart }
-        if target >= 1 { return nil }
-        var f = 0.0
-        for h in 0 ..< 24 {
-            let share = shares[instance * 24 + h]
-            let next = f + share
-            if next > target && share > 0 {
-                let into = Double(Milliseconds.hour) * (target - f) / share
-                // The first whole millisecond strictly past the crossing.
-                return dayStart + Int64(h) * Milliseconds.hour + Int64(into.rounded(.down)) + 1
-            }
-            f = next
-        }
-        return nil
+    /// Whether `instance` is about to be seen at `now`: on its first day (nothing to
+    /// forecast from), viewed in the last `recent`, or half a view of it expected within
+    /// `lookahead`.
+    public func aboutToBeSeen(_ instance: Int, at now: SimTime) -> Bool {
+        catchUp(now)
+        if dailyViews[instance] < 0 { return true }
+        let last = lastView[instance]
+        if last != .min && now - last <= recentMs { return true }
+        return expectedViews(instance, at: now) >= 0.5
     }
 
     // MARK: - Requests
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         catchUp(now)
-        let dayStart = period * Milliseconds.day
         if reason == .background { backgroundRequests[instance] += 1 }
         let b = budgets[instance]
-        let reserve = reserves[instance]
-        let planned = Double(b - reserve), held = Double(reserve)
-        let ahead = reason == .background ? reserve : 0
         let done = spent[instance]
-        if done < b {
-            let f = cumulative(instance, at: now + lookaheadMs, dayStart: dayStart)
-            let allowed = Int((planned * f + held * f * f).rounded(.up)) + ahead
-            if done < allowed {
-                spent[instance] = done + 1
-                return .grant
-            }
-            // Allowed once planned · F + held · F² > done − ahead (F = F(τ + lookahead)):
-            // F above the positive root of that quadratic.
-            let target = Double(done - ahead)
-            let root = held > 0
-                ? (-planned + (planned * planned + 4 * held * target).squareRoot()) / (2 * held)
-                : target / planned
-            if let tau = firstTime(instance, above: root, dayStart: dayStart) {
-                // Rounding may put the crossing at or before now: then ask again a minute on.
-                let at = tau - lookaheadMs
-                if at < dayStart + Milliseconds.day {
-                    return .deferUntil(at > now ? at : now + Milliseconds.minute, because: .notYetReleased)
-                }
-            }
+        guard done < b else {
+            let why: RefusalReason = capped[instance] ? .totalCap : .quotaExhausted
+            return .deferUntil(max(now + pollMs, personDay.dayStart + Milliseconds.day), because: why)
         }
-        // The day's plan is spent, or all of the day's budget.
-        let why: RefusalReason = done < b ? .notYetReleased : capped[instance] ? .totalCap : .quotaExhausted
-        return .deferUntil(max(now + 1, dayStart + Milliseconds.day), because: why)
+        let released = personDay.released(b, at: now)
+        let r = reserves[instance]
+        let allowed = reason == .background ? min(b, released + r) : min(b - r, released)
+        guard done < allowed else { return .deferUntil(now + pollMs, because: .notYetReleased) }
+        if reason != .background && !aboutToBeSeen(instance, at: now) {
+            return .deferUntil(now + pollMs, because: .noViewExpected)
+        }
+        spent[instance] = done + 1
+        return .grant
     }
 
     /// Grants are counted by `decide`; reloads change nothing.
@@ -305,19 +323,22 @@ public final class PredictiveBudget: BudgetPolicy {
 
     public func didAdd(instance: Int, at now: SimTime) {
         catchUp(now)
-        addedDay[instance] = DailyViewCounts.day(of: now)
+        let day = DailyViewCounts.day(of: now)
+        addedDay[instance] = day
         budgets[instance] = dailyBudget(views: 0, days: 0)
         spent[instance] = 0
         capped[instance] = false
         backgroundRequests[instance] = 0
-        setReserve(instance)
-        forecast(instance, day: period)
+        setReserve(instance, day: day)
+        forecast(instance, day: day)
     }
 
     public func didView(instance: Int, at now: SimTime) {
         catchUp(now)
+        personDay.recordView(at: now)
         let day = DailyViewCounts.day(of: now)
         views.record(instance, day: day)
+        lastView[instance] = now
         let h = Int((now - day * Milliseconds.day) / Milliseconds.hour)
         let d = Int(day % 7)
         personByHour[h] += 1

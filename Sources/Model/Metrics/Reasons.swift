@@ -18,6 +18,8 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
     case tokensEmpty
     /// The quota of the App Standby bucket the app is in is spent.
     case bucketQuotaActive, bucketQuotaWorkingSet, bucketQuotaFrequent, bucketQuotaRare
+    /// No view of the instance is expected soon: the request waits for one.
+    case noViewExpected
     /// System rule: the request was folded into the instance's pending request.
     case coalescedIntoPending
     /// System rule: the push that would have asked was dropped by the background push
@@ -40,6 +42,7 @@ public enum RefusalReason: UInt8, CaseIterable, Sendable {
         case .bucketQuotaWorkingSet: "bucket_quota:working_set"
         case .bucketQuotaFrequent: "bucket_quota:frequent"
         case .bucketQuotaRare: "bucket_quota:rare"
+        case .noViewExpected: "no_view_expected"
         case .coalescedIntoPending: "coalesced"
         case .pushThrottled: "push_throttled"
         }
