@@ -53,6 +53,18 @@ enum PageTemplate {
     </tbody>
     </table></div>
 
+    {{#targets}}
+    <h2 id="targets">Targets</h2>
+    <p>{{intro}}</p>
+    <div class="scroll"><table class="headline" id="targets-table">
+    <thead><tr><th class="pair">target</th><th class="pair">pairs</th><th>measured</th><th>95% interval</th><th>met</th></tr></thead>
+    <tbody>
+    {{#rows}}<tr data-value="{{value}}" data-low="{{low}}" data-high="{{high}}" data-met="{{met}}"><td class="pair">{{target}}</td><td class="pair">{{pairs}}</td><td>{{figure}}</td><td>{{interval}}</td><td>{{met}}</td></tr>
+    {{/rows}}
+    </tbody>
+    </table></div>
+    {{/targets}}
+
     {{#figureSections}}
     <h2 id="{{anchor}}">{{title}}</h2>
     <p>{{intro}}</p>

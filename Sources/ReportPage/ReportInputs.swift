@@ -107,6 +107,20 @@ struct DailyTable {
     var warmupDays = 0
     var pairs: [PairKey] = []
     var byPair: [PairKey: [Day]] = [:]
+    /// Hits and views wanted per pair, replication and day (warm-up days included; empty
+    /// when the file has no `hits` and `views_wanted`).
+    var counts: [PairKey: [String: [Int: (hits: Double, wanted: Double)]]] = [:]
+
+    /// Hits and views wanted of `pair` in each replication over the measured days
+    /// `days` (counted from the first measured day), by replication.
+    func hits(_ pair: PairKey, measuredDays days: Range<Int>) -> [String: (hits: Double, wanted: Double)] {
+        guard let byReplication = counts[pair] else { return [:] }
+        return byReplication.mapValues { byDay in
+            var h = 0.0, w = 0.0
+            for d in days { if let c = byDay[d + warmupDays] { h += c.hits; w += c.wanted } }
+            return (h, w)
+        }
+    }
 
     static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> DailyTable {
         let t = try CSVTable.read("daily.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
@@ -115,6 +129,7 @@ struct DailyTable {
         // Left out when empty on every row (no view ever wanted a widget).
         let accuracy = t.column(["accuracy"]), ceiling = t.column(["ceiling"])
         let hits = t.column(["hits"]), wanted = t.column(["views_wanted"])
+        let replication = t.column(["replication"])
         struct Sums { var hits = 0.0, wanted = 0.0, acc = 0.0, accN = 0.0, ceil = 0.0, ceilN = 0.0, warmup = false }
         var sums: [PairKey: [Int: Sums]] = [:]
         var d = DailyTable()
@@ -131,6 +146,11 @@ struct DailyTable {
             if let hits, let wanted, let h = try t.number(i, hits), let w = try t.number(i, wanted) {
                 s.hits += h
                 s.wanted += w
+                let r = replication.map { row[$0] } ?? "0"
+                var c = d.counts[pair, default: [:]][r, default: [:]][n] ?? (0, 0)
+                c.hits += h
+                c.wanted += w
+                d.counts[pair, default: [:]][r, default: [:]][n] = c
             }
             if let a = try t.number(i, accuracy) { s.acc += a; s.accN += 1 }
             if let c = try t.number(i, ceiling) { s.ceil += c; s.ceilN += 1 }
@@ -155,9 +175,13 @@ struct DailyTable {
 /// for damage either way (the page's table says it comes from the run's CSVs).
 struct SummaryFacts {
     var identity = RunIdentity()
+    /// Per pair, replication and column: the replication's figure over the measured days,
+    /// for the columns the targets section reads (each when the file has it).
+    var perReplication: [PairKey: [String: [String: Double]]] = [:]
+    static let perReplicationColumns = ["stale_view_share", "charged_reloads_per_widget_day"]
 
-    static func read(_ folder: URL) throws(ReportInputError) -> SummaryFacts {
-        let t = try CSVTable.read("summary.csv", in: folder, hint: "written by `widgetsim run`")
+    static func read(_ folder: URL, point: String? = nil) throws(ReportInputError) -> SummaryFacts {
+        let t = try CSVTable.read("summary.csv", in: folder, hint: "written by `widgetsim run`").onePoint(point)
         if t.rows.isEmpty { throw .damaged(file: t.file, line: nil, problem: "it has a header but no rows") }
         let scenario = try t.require("scenario"), seed = try t.require("seed"), replication = try t.require("replication")
         var f = SummaryFacts()
@@ -168,6 +192,15 @@ struct SummaryFacts {
         if let c = t.column(["warmup_days"]) { f.identity.warmupDays = t.rows[0][c] }
         f.identity.replications = String(Set(t.rows.map { $0[replication] }).count)
         for i in t.rows.indices { _ = try t.requiredNumber(i, replication) }
+        if let budget = t.column(["budget"]), let ranking = t.column(["ranking"]) {
+            for name in perReplicationColumns {
+                guard let c = t.column([name]) else { continue }
+                for (i, row) in t.rows.enumerated() {
+                    guard let v = try t.number(i, c) else { continue }
+                    f.perReplication[PairKey(budget: row[budget], ranking: row[ranking]), default: [:]][row[replication], default: [:]][name] = v
+                }
+            }
+        }
         return f
     }
 }

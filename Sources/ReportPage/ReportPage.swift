@@ -148,16 +148,20 @@ struct Inputs {
     var daily: DailyTable
     var reasons: ReasonsTable?
     var study: StudyTable?
+    /// Per pair and replication, the figures of summary.csv the targets section reads.
+    var perReplication: [PairKey: [String: [String: Double]]] = [:]
 
     static func read(_ folder: URL) throws(ReportInputError) -> Inputs {
-        var identity = try SummaryFacts.read(folder).identity
+        let summary = try SummaryFacts.read(folder)
+        var identity = summary.identity
         try RunJSON.read(folder, into: &identity)
         // A study's other sections show one point: its baseline point.
         let study = try StudyTable.read(folder)
         let point = study?.baselinePoint
+        let perReplication = study == nil ? summary.perReplication : try SummaryFacts.read(folder, point: point).perReplication
         return Inputs(identity: identity, comparison: try ComparisonTable.read(folder, point: point),
                       daily: try DailyTable.read(folder, point: point),
-                      reasons: try ReasonsTable.read(folder, point: point), study: study)
+                      reasons: try ReasonsTable.read(folder, point: point), study: study, perReplication: perReplication)
     }
 }
 
@@ -261,6 +265,8 @@ struct Page {
     var headlineRows: [HeadlineRow]
     var figureSections: [FigureSection]
     var legend: [Meaning]
+    /// The targets section, when the run holds the pairs it needs.
+    var targets: Targets?
 
     init(_ inputs: Inputs, _ sections: [Section], _ svgs: [String: String]) {
         let id = inputs.identity
@@ -278,7 +284,9 @@ struct Page {
             Row(name: "command line", value: id.commandLine.isEmpty ? "unknown" : id.commandLine),
             Row(name: "finished", value: id.finished.isEmpty ? "unknown" : id.finished),
         ]
+        targets = Targets.make(inputs)
         self.sections = [Link(anchor: "headline", title: "Headline figures")]
+            + (targets == nil ? [] : [Link(anchor: "targets", title: "Targets")])
             + sections.map { Link(anchor: $0.anchor, title: $0.title) } + [Link(anchor: "legend", title: "Legend")]
         baseline = c.baseline?.description
         let metrics = HeadlineMetric.headline.compactMap { m in c.name(of: m).map { (m, $0) } }
