@@ -40,8 +40,9 @@ import WidgetSimKernel
 ///   forecast from: every request counts as near a view, as in `ios_like`), it was
 ///   viewed in the last `recent`, or at least one half view of it is expected within
 ///   `lookahead`. Else it is deferred `poll` (reason `no_view_expected`). A background
-///   request is granted when the budget allows it, whether a view is near or not. Refused by the budget, a request is deferred to the next budget day's
-///   start when all of B is spent (at least `poll` on: a later usual first view may
+///   request is granted when the budget allows it, whether a view is near or not.
+///   Refused by the budget, a request is deferred to the next budget day's start when
+///   all of B is spent (at least `poll` on: a later usual first view may
 ///   push that start back; `total_cap` when B was scaled down to the person's total
 ///   cap, else `quota_exhausted`), else `poll` (`not_yet_released`); never dropped.
 ///

@@ -103,7 +103,7 @@ public struct Assembly {
         if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
         if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
         for table in tables {
-            try open(table.file).write(table.csv)
+            try open(table.file).write(table.csvBytes)
             schemas.append(table.schema)
         }
         if !rowsFiles.isEmpty {

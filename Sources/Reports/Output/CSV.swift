@@ -18,6 +18,32 @@ public enum CSV {
         return out
     }
 
+    /// Appends `s` as a field (quoted as `field` quotes it) to `out`, as UTF-8.
+    public static func appendField(_ s: String, to out: inout [UInt8]) {
+        let bytes = s.utf8
+        guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+            out.append(contentsOf: bytes)
+            return
+        }
+        out.append(0x22)
+        for b in bytes {
+            out.append(b)
+            if b == 0x22 { out.append(0x22) }
+        }
+        out.append(0x22)
+    }
+
+    /// Appends the row of `fields` to `out`, as UTF-8.
+    public static func append(_ fields: some Sequence<String>, to out: inout [UInt8]) {
+        var first = true
+        for f in fields {
+            if !first { out.append(0x2C) }
+            first = false
+            appendField(f, to: &out)
+        }
+        out.append(0x0A)
+    }
+
     /// Appends the row of `fields` to `out`.
     public static func append(_ fields: [String], to out: inout String) {
         for (i, f) in fields.enumerated() {
