@@ -24,6 +24,25 @@ import WidgetSimSampling
         for s in scores { h.recordRelevance(member: member, score: s) }
     }
 
+    @Test func distinctScoresCountsTheDistinctValuesRecorded() {
+        let h = StackHistory()
+        h.reset(members: 2)
+        let draws = RandomStream(kind: .taus2, seed: 7)
+        var seen: [Set<Double>] = [[], []]
+        for k in 0 ..< 2_000 {
+            // Few levels, so most scores repeat one recorded before; -0.0 equals 0.0.
+            let m = k % 2
+            var s = Double(draws.uniformInt(12)) / 4 - 1
+            if s == 0 && draws.uniform() < 0.5 { s = -0.0 }
+            h.recordRelevance(member: m, score: s)
+            seen[m].insert(s == 0 ? 0 : s)
+            #expect(h.distinctScores(member: m) == seen[m].count)
+        }
+        #expect(h.distinctScores(member: 0) == 12 && h.distinctScores(member: 1) == 12)
+        h.reset(members: 2)
+        #expect(h.distinctScores(member: 0) == 0)
+    }
+
     /// Two distinct scores: soft 1, hard 2 per rolling 24 h; holds of exactly 900 s; 1 h
     /// of cool-down counted from the end of the hold.
     @Test func quotaHoldAndCooldownByHand() {

@@ -40,6 +40,8 @@ public final class StackHistory {
     /// Each member's past relevance scores, sorted: every relevance entry of its
     /// timelines, each once (`RelevanceTimelines`).
     private var sortedScores: [[Double]] = []
+    /// The number of distinct values in each member's `sortedScores`, kept as they come.
+    private var distinctCounts: [Int] = []
 
     /// An empty history; ``reset(members:)`` sizes it for a person.
     public init() {}
@@ -61,6 +63,7 @@ public final class StackHistory {
         currentRelevance.resetFlat(count: members, to: nil)
         if sortedScores.count != members { sortedScores = Array(repeating: [], count: members) }
         for m in 0 ..< members { sortedScores[m].removeAll(keepingCapacity: true) }
+        distinctCounts.resetFlat(count: members, to: 0)
     }
 
     // MARK: - Written by the engine
@@ -91,6 +94,8 @@ public final class StackHistory {
         var scores = sortedScores[m]
         sortedScores[m] = []
         let i = Self.upperBound(scores, score)
+        // Sorted, so an equal score would sit just before position i.
+        if i == 0 || scores[i - 1] != score { distinctCounts[m] += 1 }
         scores.insert(score, at: i)
         sortedScores[m] = scores
     }
@@ -121,17 +126,9 @@ public final class StackHistory {
         return Double(Self.upperBound(s, score)) / Double(s.count)
     }
 
-    /// The number of distinct values among `member`'s past scores.
-    public func distinctScores(member m: Int) -> Int {
-        let s = sortedScores[m]
-        guard var last = s.first else { return 0 }
-        var n = 1
-        for v in s.dropFirst() where v != last {
-            n += 1
-            last = v
-        }
-        return n
-    }
+    /// The number of distinct values among `member`'s past scores. O(1): counted as
+    /// the scores are recorded.
+    public func distinctScores(member m: Int) -> Int { distinctCounts[m] }
 
     /// The largest past score of `member`, or nil.
     public func maximumScore(member m: Int) -> Double? { sortedScores[m].last }
