@@ -104,18 +104,6 @@ import WidgetSimScenario
         }
     }
 
-    func merge(_ folders: [String], into out: URL) throws {
-        let (s, first, parts) = try ShardMerge.check(folders) { m in
-            var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
-            try m.overrides.apply(to: &s)
-            return s
-        }
-        let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays)
-        let record = RunRecord(scenario: s, manifest: first, provenance: Provenance(), threads: nil,
-                               shards: folders.count, started: Date(), finished: Date(), result: assembled.result)
-        try assembled.write(to: out, record: record)
-    }
-
     @Test(arguments: [1, 2, 3, 5, 8])
     func shardsMergeIntoTheUnshardedReports(shards n: Int) throws {
         // tiny has 3 people: 5 and 8 shards leave some shards empty.
@@ -142,7 +130,7 @@ import WidgetSimScenario
             #expect(c.personDays == people * s.days * s.policyPairs.count, "shard \(k)/\(n)")
         }
         let folders = shards.map(\.folder)
-        try merge(folders.reversed(), into: root.appendingPathComponent("merged"))
+        try mergeShards(folders.reversed(), into: root.appendingPathComponent("merged"))
         let single = try reports(in: root.appendingPathComponent("single"))
         #expect(single.count == 6)  // summary, daily, comparison, reasons, widget_days, schema
         #expect(try reports(in: root.appendingPathComponent("merged")) == single)
@@ -155,7 +143,7 @@ import WidgetSimScenario
         let a = try shardRun(s, shards: 3, into: root.appendingPathComponent("a"))
         func refusal(_ folders: [String]) -> String? {
             do {
-                try merge(folders, into: root.appendingPathComponent("out"))
+                try mergeShards(folders, into: root.appendingPathComponent("out"))
                 return nil
             } catch {
                 return "\(error)"

@@ -90,17 +90,7 @@ final class Notices: @unchecked Sendable {
             _ = try RunJob.execute(s, o)
             return folder.path
         }
-        func merge() throws {
-            let (s, first, parts) = try ShardMerge.check(shards) { m in
-                var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
-                try m.overrides.apply(to: &s)
-                return s
-            }
-            let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays)
-            let record = RunRecord(scenario: s, manifest: first, provenance: Provenance(), threads: nil,
-                                   shards: shards.count, started: Date(), finished: Date(), result: assembled.result)
-            try assembled.write(to: root.appendingPathComponent("merged"), record: record)
-        }
+        func merge() throws { try mergeShards(shards, into: root.appendingPathComponent("merged")) }
         func refusal() -> String? {
             do { try merge() } catch { return "\(error)" }
             return nil

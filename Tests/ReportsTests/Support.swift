@@ -167,3 +167,17 @@ func sharedColumnsProblems(_ produced: String, _ expected: String, key: [String]
     if matched == 0 { problems.append("no rows compared") }
     return problems
 }
+
+/// What `widgetsim merge` does: checks the shard folders, loads their parts and writes
+/// the whole run's reports into `out`.
+func mergeShards(_ folders: [String], into out: URL) throws {
+    let (s, first, parts) = try ShardMerge.check(folders) { m in
+        var s = try ScenarioLoader.parse(yaml: m.scenarioText, file: m.scenarioPath)
+        try m.overrides.apply(to: &s)
+        return s
+    }
+    let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays)
+    let record = RunRecord(scenario: s, manifest: first, provenance: Provenance(), threads: nil,
+                           shards: folders.count, started: Date(), finished: Date(), result: assembled.result)
+    try assembled.write(to: out, record: record)
+}

@@ -49,7 +49,4 @@ final class FlatBuffer<Element> {
             return base + i
         }
     }
-
-    /// The values, as an array.
-    var values: [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }

@@ -5,28 +5,32 @@ import Foundation
 /// and every Unix tool expects. Numbers use `.` decimals whatever the locale.
 public enum CSV {
     public static func field(_ s: String) -> String {
-        // Bytes, not characters: "\r\n" is one character, equal to neither "\r" nor "\n".
-        if s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return s
+        guard needsQuotes(s) else { return s }
+        var out: [UInt8] = []
+        appendField(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `s` holds a comma, a quote or a line break. Bytes, not characters:
+    /// "\r\n" is one character, equal to neither "\r" nor "\n".
+    static func needsQuotes(_ s: String) -> Bool {
+        s.utf8.contains { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }
     }
 
     public static func row(_ fields: [String]) -> String {
-        var out = ""
+        var out: [UInt8] = []
         append(fields, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends `s` as a field (quoted as `field` quotes it) to `out`, as UTF-8.
     public static func appendField(_ s: String, to out: inout [UInt8]) {
-        let bytes = s.utf8
-        guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
-            out.append(contentsOf: bytes)
+        guard needsQuotes(s) else {
+            out.append(contentsOf: s.utf8)
             return
         }
         out.append(0x22)
-        for b in bytes {
+        for b in s.utf8 {
             out.append(b)
             if b == 0x22 { out.append(0x22) }
         }
@@ -42,15 +46,6 @@ public enum CSV {
             appendField(f, to: &out)
         }
         out.append(0x0A)
-    }
-
-    /// Appends the row of `fields` to `out`.
-    public static func append(_ fields: [String], to out: inout String) {
-        for (i, f) in fields.enumerated() {
-            if i > 0 { out += "," }
-            out += field(f)
-        }
-        out += "\n"
     }
 
     /// A number as reports print it: an integer column as a whole number; a double in

@@ -93,35 +93,6 @@ public enum ReportWriter {
         divisor == 1 ? String(v) : CSV.number(Double(v) / Double(divisor))
     }
 
-    /// The `widget_days.csv` rows of one person under one pair; `study` holds the point's
-    /// `studyFields` (none for a plain run).
-    public static func widgetDayRows(_ s: Scenario, pairs: [PolicyPair], study: [String] = [])
-        -> @Sendable (Int, Int, Int, PersonCounts) -> String
-    {
-        let ids = s.widgets.map { CSV.field($0.id) }
-        let prefixes = pairs.map { CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + "," }
-        let seed = String(s.seed) + study.map { "," + CSV.field($0) }.joined()
-        let warmupDays = s.warmupDays
-        let columns = Schema.widgetColumns.map { ($0.counter, $0.divisor) }
-        return { rep, person, pair, counts in
-            var out = ""
-            let head = prefixes[pair] + String(rep) + "," + seed + "," + String(person) + ","
-            for day in 0 ..< counts.days {
-                let dayText = String(day) + (day < warmupDays ? ",1," : ",0,")
-                for w in 0 ..< counts.widgets {
-                    out += head
-                    out += dayText
-                    out += ids[w]
-                    for (c, divisor) in columns {
-                        out += ","
-                        out += widgetValue(counts[day, widget: w, c], divisor: divisor)
-                    }
-                    out += "\n"
-                }
-            }
-            return out
-        }
-    }
 }
 
 /// A trace (`Schema.traceColumns`): one CSV line per event — the run's identity, the

@@ -71,9 +71,8 @@ public enum PartFiles {
         func damaged(_ why: String) -> PartError { .damaged(url.path, why) }
         guard let data = FileManager.default.contents(atPath: url.path) else { throw PartError.missing(url.path) }
         let bytes = [UInt8](data)
-        let lineEnd = bytes.prefix(64).firstIndex(of: 0x0A)
         guard bytes.starts(with: magic) else {
-            let first = lineEnd.map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? ""
+            let first = bytes.prefix(64).firstIndex(of: 0x0A).map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? ""
             if first.hasPrefix("widgetsim-counts ") {
                 throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 4`): run it again")
             }
