@@ -3,7 +3,8 @@ import Testing
 import WidgetSimSampling
 
 // `empirical_bayes`: the person's order without evidence, a widget with overwhelming
-// evidence first, the levels of the hierarchy computed by hand, and the relevance boost.
+// evidence first, the levels of the hierarchy computed by hand, the relevance boost and
+// its delay, and the recency factor.
 
 @Suite struct EmpiricalBayesRankingTests {
     /// No donations, swipes, taps or relevance: the order is the person's, at every
@@ -45,18 +46,72 @@ import WidgetSimSampling
     /// (1/3) / (25/12) = 0.16) boosted by 1 + 2 · (2 · 0.975 − 1) = 2.9 scores 0.464:
     /// above member 1 (0.24), below member 0 (0.48). With weight 3 (× 3.85 = 0.616) it
     /// passes member 0 too.
+    /// (Without a delay, so the score counts at the first view that shows it.)
     @Test func highRelevanceLiftsAWidget() {
         let history = stackHistory(members: 4)
         for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
         history.recordRelevance(member: 2, score: 10)
         history.currentRelevance = [nil, nil, 10, nil]
         #expect(history.percentile(member: 2, score: 10) == 0.975)
-        #expect(rankOnce(makeRanking("empirical_bayes", members: 4), history, time: 0) == [0, 2, 1, 3])
-        #expect(rankOnce(makeRanking("empirical_bayes", ["relevance_weight": .number(3)], members: 4), history, time: 0)
-            == [2, 0, 1, 3])
+        let now: [String: ParameterValue] = ["relevance_delay": .duration(0)]
+        #expect(rankOnce(makeRanking("empirical_bayes", now, members: 4), history, time: 0) == [0, 2, 1, 3])
+        let strong = now.merging(["relevance_weight": .number(3)]) { $1 }
+        #expect(rankOnce(makeRanking("empirical_bayes", strong, members: 4), history, time: 0) == [2, 0, 1, 3])
         history.currentRelevance = [nil, nil, 0, nil]  // a score ≤ 0 never lifts
-        #expect(rankOnce(makeRanking("empirical_bayes", ["relevance_weight": .number(3)], members: 4), history, time: 0)
-            == [0, 1, 2, 3])
+        #expect(rankOnce(makeRanking("empirical_bayes", strong, members: 4), history, time: 0) == [0, 1, 2, 3])
+    }
+
+    /// A score lifts its widget only once it has been seen for `relevance_delay` (10 min
+    /// by default): with the weight-3 boost above, member 2 stays third at the first
+    /// view showing its high score and 9 min later, and is first from 10 min on. A new
+    /// score starts the wait again, and with no delay the lift is immediate.
+    @Test func aNewScoreWaitsForTheDelay() {
+        let history = stackHistory(members: 4)
+        for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
+        history.recordRelevance(member: 2, score: 10)
+        let policy = makeRanking("empirical_bayes", ["relevance_weight": .number(3)], members: 4)
+        history.currentRelevance = [nil, nil, 1, nil]
+        #expect(rankOnce(policy, history, time: 0) == [0, 1, 2, 3])
+        history.currentRelevance = [nil, nil, 10, nil]
+        #expect(rankOnce(policy, history, time: 5 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 14 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 15 * rkMinute) == [2, 0, 1, 3])
+        history.currentRelevance = [nil, nil, 1, nil]
+        #expect(rankOnce(policy, history, time: 20 * rkMinute) == [0, 1, 2, 3])
+        history.currentRelevance = [nil, nil, 10, nil]
+        #expect(rankOnce(policy, history, time: 30 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 40 * rkMinute) == [2, 0, 1, 3])
+        let immediate = makeRanking(
+            "empirical_bayes", ["relevance_weight": .number(3), "relevance_delay": .duration(0)], members: 4)
+        #expect(rankOnce(immediate, history, time: 30 * rkMinute) == [2, 0, 1, 3])
+    }
+
+    /// The latest evidence multiplies a member's score by 1 + w · 2^(−age/half-life).
+    /// Two members, one donation to member 1 at hour 0: its posterior is 0.344877 against
+    /// member 0's 0.655123 (stack shares 2/3, 1/3 through the default priors), a ratio of
+    /// 1.899582. With w = 1.5 and a 10-min half-life the factor passes it while
+    /// 2^(−a/10 min) > 0.59972, that is for a < 7.38 min. The default w = 0.25 (at most
+    /// × 1.25) does not.
+    @Test func recentEvidenceLiftsAMember() throws {
+        let history = stackHistory(members: 2)
+        let policy = makeRanking("empirical_bayes", ["recency_weight": .number(1.5)], members: 2)
+        let usual = makeRanking("empirical_bayes", members: 2)
+        let t0 = 3 * rkHour
+        donateTo(history, policy, member: 1, at: t0)
+        usual.observeDonation(member: 1, at: t0, hour: 0, weekday: 0)
+        let eb = try #require(policy as? EmpiricalBayesRanking)
+        let ratio = eb.probability(0, hour: 0, weekday: 0) / eb.probability(1, hour: 0, weekday: 0)
+        #expect(abs(ratio - 1.899582) < 1e-6)
+        #expect(rankOnce(policy, history, time: t0) == [1, 0])
+        #expect(rankOnce(policy, history, time: t0 + 7 * rkMinute) == [1, 0])
+        #expect(rankOnce(policy, history, time: t0 + 8 * rkMinute) == [0, 1])
+        #expect(rankOnce(usual, history, time: t0) == [0, 1])
+        // A swipe is evidence too: it renews the factor.
+        history.recordView(top: 0, swipedTo: 1, tapped: nil, hour: 0, weekday: 0)
+        policy.observe(
+            ViewOutcome(time: t0 + 30 * rkMinute, hour: 0, weekday: 0, top: 0, swipedTo: 1, tapped: false),
+            history: history)
+        #expect(rankOnce(policy, history, time: t0 + 31 * rkMinute) == [1, 0])
     }
 
     /// Overwhelming evidence (donations, swipes or taps) for the last member at one
@@ -94,6 +149,7 @@ import WidgetSimSampling
     @Test func levelsOfTheHierarchy() throws {
         let values: [String: ParameterValue] = [
             "stack_prior": .number(40), "hour_prior": .number(4), "weekday_prior": .number(8),
+            "recency_weight": .number(0),
         ]
         let history = stackHistory(members: 3)
         let policy = makeRanking("empirical_bayes", values, members: 3)

@@ -1,10 +1,12 @@
+import Foundation
 import WidgetSimKernel
 import WidgetSimSampling
 
 /// `empirical_bayes`: a hierarchy of Dirichlet-multinomial estimates of which member the
 /// person wants, from the weekday and hour down to the person's own stack order, times a
-/// boost for relevance that is high for that widget. It starts as the person's order and
-/// leaves it only as evidence accumulates.
+/// boost for relevance that is high for that widget and has lasted, and a factor for
+/// fresh evidence. It starts as the person's order and leaves it only as evidence
+/// accumulates.
 ///
 /// Evidence: every donation counts 1 for its member, every swipe that ends on a member
 /// counts `feedback_weight`, every tap on a member `tap_weight`, each in the local hour
@@ -15,24 +17,31 @@ import WidgetSimSampling
 ///     qall(m)    = (c_all(m)  + stack_prior   · q0(m))   / (C_all  + stack_prior)
 ///     qh(m)      = (c_h(m)    + hour_prior    · qall(m)) / (C_h    + hour_prior)
 ///     qdh(m)     = (c_dh(m)   + weekday_prior · qh(m))   / (C_dh   + weekday_prior)
-///     score(m)   = qdh(m) · (1 + relevance_weight · boost(m))
+///     score(m)   = qdh(m) · (1 + relevance_weight · boost(m)) · recency(m)
 ///
 /// with boost(m) = max(0, 2 · pct(m) − 1), pct the mid-rank percentile of the member's
 /// current relevance within its own past scores (0 with no current score or one ≤ 0):
 /// only a score high *for that widget* lifts it, so a widget that always gives the same
-/// score, or sits at its usual baseline, gets no boost. Highest first; equal scores keep
-/// the person's order.
+/// score, or sits at its usual baseline, gets no boost. The boost counts only once the
+/// current score has been seen for `relevance_delay` (from the first view that showed
+/// it): a rotated-in widget is held for the governor's 15–30 minutes and may rotate in
+/// only a few times a day, so a rotation spent on a score that has just appeared is
+/// spent before the person turns to that widget (a meeting's relevance starts well
+/// before the meeting). recency(m) = 1 + recency_weight · 2^(−a / recency_half_life),
+/// a the age of the member's latest donation, swipe or tap (1 with none): interest
+/// comes in bursts, so what the person just did says more about the next minutes than
+/// the hour's counts. Highest first; equal scores keep the person's order.
 ///
 /// With no evidence and no relevance every level equals q0, which strictly decreases
-/// with the member's position: the ranking is exactly the person's order (`static`).
-/// Each level is shrunk toward the one above with a strength in pseudo-observations, so
-/// a cell with few events follows its parent and one with many follows its own counts.
-/// The default strengths come from a parameter study on the default scenario
-/// (`scripts/own-policies --study`, documented in scenarios/README.md).
+/// with the member's position, and every factor is 1: the ranking is exactly the
+/// person's order (`static`). Each level is shrunk toward the one above with a strength
+/// in pseudo-observations, so a cell with few events follows its parent and one with
+/// many follows its own counts. The defaults come from a parameter study on the default
+/// scenario (`scripts/own-policies --study`, documented in scenarios/README.md).
 ///
 /// Source: ours (empirical-Bayes shrinkage of multinomial rates, as in hierarchical
-/// Dirichlet smoothing of language models; the levels and the evidence are this
-/// project's choice). Reads no ground truth.
+/// Dirichlet smoothing of language models; the levels, the evidence, the delay and the
+/// recency factor are this project's choice). Reads no ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
         "stack_prior", .number(0 ... 1_000_000), default: .number(81920),
@@ -53,17 +62,33 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "relevance_weight", .number(0 ... 1000), default: .number(2),
         "how much a relevance at the top of the member's own history multiplies its score (1 + weight × boost)")
 
+    public static let relevanceDelay = ParameterSpec(
+        "relevance_delay", .duration(minimumMs: 0), default: .duration(10 * Milliseconds.minute),
+        "how long a member's current score must have been seen before its relevance boost counts")
+    public static let recencyWeight = ParameterSpec(
+        "recency_weight", .number(0 ... 1000), default: .number(0.25),
+        "how much fresh evidence for a member multiplies its score (1 + weight × 2^(−age/recency_half_life))")
+    public static let recencyHalfLife = ParameterSpec(
+        "recency_half_life", .duration(minimumMs: Milliseconds.second), default: .duration(10 * Milliseconds.minute),
+        "half-life of the recency factor of a member's latest donation, swipe or tap")
+
     public static let descriptor = RankingPolicyDescriptor(
         name: "empirical_bayes",
         summary: "Weekday-and-hour Dirichlet-multinomial of donations, swipes and taps, shrunk toward the "
-            + "hour's, the person's all-hours and the stack order; × a boost for relevance high for that widget.",
+            + "hour's, the person's all-hours and the stack order; × a boost for relevance high for that widget "
+            + "once seen for a while, × a factor for fresh evidence.",
         source: "ours (hierarchical empirical-Bayes shrinkage; starts as the person's stack order)",
-        parameters: [stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, relevanceWeight],
+        parameters: [
+            stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, relevanceWeight, relevanceDelay,
+            recencyWeight, recencyHalfLife,
+        ],
         make: { p in
             EmpiricalBayesRanking(
                 stackPrior: p.number(stackPrior), hourPrior: p.number(hourPrior),
                 weekdayPrior: p.number(weekdayPrior), feedbackWeight: p.number(feedbackWeight),
-                tapWeight: p.number(tapWeight), relevanceWeight: p.number(relevanceWeight))
+                tapWeight: p.number(tapWeight), relevanceWeight: p.number(relevanceWeight),
+                relevanceDelayMs: p.duration(relevanceDelay), recencyWeight: p.number(recencyWeight),
+                recencyHalfLifeMs: p.duration(recencyHalfLife))
         })
 
     let stackPrior: Double
@@ -72,6 +97,9 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     let feedbackWeight: Double
     let tapWeight: Double
     let relevanceWeight: Double
+    let relevanceDelayMs: Int64
+    let recencyWeight: Double
+    let recencyHalfLifeMs: Double
 
     private var members = 0
     /// The stack-order prior q0, by member.
@@ -85,10 +113,17 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     private var totalByHour: [Double] = []
     private var totalByWeekdayHour: [Double] = []
     private var scratch: [Double] = []
+    /// Each member's score at the latest view (nil for none) and the view at which that
+    /// score was first seen.
+    private var seenScore: [Double?] = []
+    private var seenSince: [SimTime] = []
+    /// Time of each member's latest donation, swipe or tap, `.min` for none.
+    private var lastEvidence: [SimTime] = []
 
     public init(
         stackPrior: Double, hourPrior: Double, weekdayPrior: Double, feedbackWeight: Double, tapWeight: Double,
-        relevanceWeight: Double
+        relevanceWeight: Double, relevanceDelayMs: Int64 = 0, recencyWeight: Double = 0,
+        recencyHalfLifeMs: Int64 = 10 * Milliseconds.minute
     ) {
         precondition(stackPrior >= 0 && hourPrior >= 0 && weekdayPrior >= 0)
         precondition(feedbackWeight >= 0 && tapWeight >= 0 && relevanceWeight >= 0)
@@ -98,6 +133,9 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         self.feedbackWeight = feedbackWeight
         self.tapWeight = tapWeight
         self.relevanceWeight = relevanceWeight
+        self.relevanceDelayMs = relevanceDelayMs
+        self.recencyWeight = recencyWeight
+        self.recencyHalfLifeMs = Double(max(1, recencyHalfLifeMs))
     }
 
     public func begin(members: Int, stream: RandomStream) {
@@ -113,11 +151,15 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         totalByHour.resetRankingState(count: 24, to: 0)
         totalByWeekdayHour.resetRankingState(count: 168, to: 0)
         scratch.reserveCapacity(members)
+        seenScore.resetRankingState(count: members, to: nil)
+        seenSince.resetRankingState(count: members, to: 0)
+        lastEvidence.resetRankingState(count: members, to: .min)
     }
 
     /// Adds `weight` of evidence for member `m` at local `hour` of `weekday`.
-    func addEvidence(_ m: Int, weight: Double, hour: Int, weekday: Int) {
+    func addEvidence(_ m: Int, weight: Double, at time: SimTime, hour: Int, weekday: Int) {
         guard weight > 0 else { return }
+        lastEvidence[m] = time
         let dh = weekday * 24 + hour
         evidenceAll[m] += weight
         evidenceByHour[m * 24 + hour] += weight
@@ -145,31 +187,52 @@ public final class EmpiricalBayesRanking: RankingPolicy {
             evidenceByWeekdayHour[m * 168 + dh], totalByWeekdayHour[dh], strength: weekdayPrior, parent: h)
     }
 
-    /// The relevance boost of member `m`: 0 … 1, positive only for a current score
-    /// above the middle of its own history.
-    func boost(_ m: Int, history: StackHistory) -> Double {
-        guard relevanceWeight != 0, let r = history.currentRelevance[m], r > 0 else { return 0 }
+    /// Notes member `m`'s current score at a view at `now`: a new value starts its age.
+    @inline(__always)
+    func note(_ m: Int, score: Double?, at now: SimTime) {
+        if score != seenScore[m] {
+            seenScore[m] = score
+            seenSince[m] = now
+        }
+    }
+
+    /// The relevance boost of member `m` at `now`: 0 … 1, positive only for a current
+    /// score above the middle of its own history that has been seen for at least
+    /// `relevance_delay`.
+    func boost(_ m: Int, at now: SimTime, history: StackHistory) -> Double {
+        guard relevanceWeight != 0, let r = history.currentRelevance[m], r > 0,
+              now - seenSince[m] >= relevanceDelayMs else { return 0 }
         return max(0, 2 * history.percentile(member: m, score: r) - 1)
+    }
+
+    /// The recency factor of member `m` at `now`: 1 + weight × 2^(−age/half-life) of
+    /// its latest donation, swipe or tap; 1 without any.
+    @inline(__always)
+    func recency(_ m: Int, at now: SimTime) -> Double {
+        guard recencyWeight != 0, lastEvidence[m] != .min else { return 1 }
+        return 1 + recencyWeight * exp2(-Double(now - lastEvidence[m]) / recencyHalfLifeMs)
     }
 
     public func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
         precondition(order.count == members, "rank called for a stack of another size than begin")
-        let hour = view.hour, weekday = view.weekday
+        let hour = view.hour, weekday = view.weekday, now = view.time
+        for m in 0 ..< members { note(m, score: history.currentRelevance[m], at: now) }
         order.rankDescending(by: { m in
-            probability(m, hour: hour, weekday: weekday) * (1 + relevanceWeight * boost(m, history: history))
+            probability(m, hour: hour, weekday: weekday) * (1 + relevanceWeight * boost(m, at: now, history: history))
+                * recency(m, at: now)
         }, scratch: &scratch)
     }
 
     public func observe(_ outcome: ViewOutcome, history: StackHistory) {
         if let s = outcome.swipedTo {
-            addEvidence(s, weight: feedbackWeight, hour: outcome.hour, weekday: outcome.weekday)
+            addEvidence(s, weight: feedbackWeight, at: outcome.time, hour: outcome.hour, weekday: outcome.weekday)
         }
         if outcome.tapped {
-            addEvidence(outcome.swipedTo ?? outcome.top, weight: tapWeight, hour: outcome.hour, weekday: outcome.weekday)
+            addEvidence(outcome.swipedTo ?? outcome.top, weight: tapWeight, at: outcome.time, hour: outcome.hour, weekday: outcome.weekday)
         }
     }
 
     public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
-        addEvidence(member, weight: 1, hour: hour, weekday: weekday)
+        addEvidence(member, weight: 1, at: time, hour: hour, weekday: weekday)
     }
 }
