@@ -614,7 +614,10 @@ public final class PersonEngine: EventHandler {
         var missed = MissedViewReason.smartRotateOff
         if smartRotate {
             if anyMemberRelevance {
-                for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
+                // One uniqueness check for the n writes, not one each.
+                history.currentRelevance.withUnsafeMutableBufferPointer { current in
+                    for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
+                }
             }
             let context = ViewContext(
                 time: t, hour: hour, weekday: weekday,
