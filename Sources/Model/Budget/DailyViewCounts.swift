@@ -13,10 +13,18 @@ struct DailyViewCounts {
     private static let slots = 8
     private var counts: [Int] = []
     private var days: [Int64] = []
+    /// Each instance's last `past` answer, for the day and `since` it was asked with:
+    /// whole past days no longer change, so it holds for the rest of that day.
+    private var pastDay: [Int64] = []
+    private var pastSince: [Int64] = []
+    private var pastViews: [Int] = []
 
     mutating func reset(instances: Int) {
         counts.resetFlat(count: instances * Self.slots, to: 0)
         days.resetFlat(count: instances * Self.slots, to: -1)
+        pastDay.resetFlat(count: instances, to: -1)
+        pastSince.resetFlat(count: instances, to: -1)
+        pastViews.resetFlat(count: instances, to: 0)
     }
 
     /// The simulation day of `time`.
@@ -39,11 +47,16 @@ struct DailyViewCounts {
     }
 
     /// Views of `instance` over the min(7, `day` − `since`) whole days before `day`
-    /// (none before day `since`), and that number of days (0 on day `since`).
-    func past(_ instance: Int, before day: Int64, since: Int64 = 0) -> (views: Int, days: Int) {
+    /// (none before day `since`), and that number of days (0 on day `since`). `day` is
+    /// at most the current day, so the days summed are over and the sum can be kept.
+    mutating func past(_ instance: Int, before day: Int64, since: Int64 = 0) -> (views: Int, days: Int) {
         let n = Int(min(Int64(Self.history), max(0, day - since)))
+        if pastDay[instance] == day && pastSince[instance] == since { return (pastViews[instance], n) }
         var total = 0
         for back in stride(from: 1, through: n, by: 1) { total += views(instance, day: day - Int64(back)) }
+        pastDay[instance] = day
+        pastSince[instance] = since
+        pastViews[instance] = total
         return (total, n)
     }
 }

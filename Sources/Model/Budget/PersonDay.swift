@@ -54,6 +54,8 @@ struct PersonDay {
     /// `cumulative[h]` is the count of hours [0, h) of that doubled day.
     private var cumulative: [Int] = Array(repeating: 0, count: 49)
     private var total = 0
+    /// `integral(anchor)`, fixed while the anchor is.
+    private var atAnchor = 0.0
     private var offsets: [Int64] = []
     private var byHour: [Int] = Array(repeating: 0, count: 24)
     /// The current budget day: its number and start.
@@ -69,6 +71,7 @@ struct PersonDay {
         learnedDay = -1
         anchor = 0
         total = 0
+        atAnchor = 0
         day = -1
         dayStart = 0
         offsets.reserveCapacity(Self.history)
@@ -114,6 +117,7 @@ struct PersonDay {
         offsets.sort()
         anchor = offsets.isEmpty ? 0 : offsets[(offsets.count - 1) / 2]
         for h in 0 ..< 48 { cumulative[h + 1] = cumulative[h] + byHour[h % 24] }
+        atAnchor = integral(anchor)
     }
 
     /// Expected views from the start of the doubled day to `x` (0 ≤ x ≤ 48 h).
@@ -129,7 +133,7 @@ struct PersonDay {
         if tau >= Milliseconds.day { return 1 }
         let tau = max(0, tau)
         guard total > 0 else { return Double(tau) / Double(Milliseconds.day) }
-        return min(1, (integral(anchor + tau) - integral(anchor)) / Double(total))
+        return min(1, (integral(anchor + tau) - atAnchor) / Double(total))
     }
 
     /// Moves to the budget day of `now`; true when a new one begins.

@@ -60,13 +60,6 @@ public final class PersonEngine: EventHandler {
     // Per-run state.
     var world: PersonWorld!
     let counts: RunningCounts
-    /// Per world process: its next item (index and time).
-    let cursors = FlatBuffer(count: WorldProcess.allCases.count, repeating: WorldCursor())
-    /// The processes with items left, as a binary min-heap of their next items' keys
-    /// (`worldKey`): its top is the world's next item. Picking it costs a sift-down of
-    /// a few levels rather than a look at every process.
-    let worldHeap = FlatBuffer<UInt64>(count: WorldProcess.allCases.count, repeating: 0)
-    var worldHeapCount = 0
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
@@ -178,50 +171,31 @@ public final class PersonEngine: EventHandler {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll(slots: slotCount)
-        for p in WorldProcess.allCases { seek(p, to: 0) }
-        worldHeapCount = 0
-        for p in WorldProcess.allCases where count(world, p) > 0 {
-            // Keys in increasing order of process, all with their own first time: sift
-            // each new one up.
-            var hole = worldHeapCount
-            let key = worldKey(p, cursors[p.rawValue].time)
-            while hole > 0 && key < worldHeap[(hole - 1) / 2] {
-                worldHeap[hole] = worldHeap[(hole - 1) / 2]
-                hole = (hole - 1) / 2
-            }
-            worldHeap[hole] = key
-            worldHeapCount += 1
-        }
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
         let end = scenario.durationMs
         interestByHour = world.interestByHour
-        world.viewInterest.withUnsafeBufferPointer { buffer in
-            interestBase = buffer.baseAddress
-            // The world's items are known in advance and already in time order, so
-            // they are merged with the queue here rather than put in it: the heap holds
-            // only the timeline requests and retries the policies schedule.
-            while worldHeapCount > 0 {
-                let top = worldHeap[0]
-                let p = WorldProcess(rawValue: Int(top & 15))!
-                let t = cursors[p.rawValue].time
-                if t >= end { break }
-                simulation.run(before: t, rank: p.rank)
-                let i = cursors[p.rawValue].index
-                seek(p, to: i + 1)
-                let next = cursors[p.rawValue].time
-                if next == .max {
-                    worldHeapCount -= 1
-                    if worldHeapCount > 0 { siftDownWorld(worldHeap[worldHeapCount]) }
-                } else {
-                    siftDownWorld(worldKey(p, next))
+        let order = world.order
+        order.keys.withUnsafeBufferPointer { keys in
+            order.positions.withUnsafeBufferPointer { positions in
+                world.viewInterest.withUnsafeBufferPointer { buffer in
+                    interestBase = buffer.baseAddress
+                    // The world's items are known in advance and already merged in time
+                    // order (`WorldOrder`), so they are read in turn rather than put in
+                    // the queue: the heap holds only the timeline requests and retries
+                    // the policies schedule.
+                    for k in 0 ..< keys.count {
+                        let t = WorldOrder.time(keys[k])
+                        let p = WorldOrder.process(keys[k])
+                        simulation.run(before: t, rank: p.rank)
+                        let day = Int(t / Milliseconds.day)
+                        countEvent(day: day)
+                        handleWorld(p, index: Int(positions[k]), at: t, day: day, queue: &simulation.queue)
+                    }
+                    simulation.run(until: end)
+                    interestBase = nil
                 }
-                let day = Int(t / Milliseconds.day)
-                countEvent(day: day)
-                handleWorld(p, index: i, at: t, day: day, queue: &simulation.queue)
             }
-            simulation.run(until: end)
-            interestBase = nil
         }
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
@@ -232,75 +206,6 @@ public final class PersonEngine: EventHandler {
         self.world = nil
         activeTrace = nil
         return counts.counts()
-    }
-
-    /// Makes item `i` of process `p` its next one.
-    @inline(__always)
-    func seek(_ p: WorldProcess, to i: Int) {
-        cursors[p.rawValue] = WorldCursor(index: i, time: i < count(world, p) ? time(world, p, i) : .max)
-    }
-
-    /// The heap key of process `p`'s item at `t` (≥ 0): the time above four bits of the
-    /// process. Items run by time, then by rank (`PersonEvent`), and processes are
-    /// numbered in rank order: so of equal times the lower process comes first, as the
-    /// lower key does.
-    @inline(__always)
-    func worldKey(_ p: WorldProcess, _ t: SimTime) -> UInt64 {
-        UInt64(t) << 4 | UInt64(p.rawValue)
-    }
-
-    /// Puts `key` at the top of `worldHeap` (its first `worldHeapCount` keys) and moves
-    /// it down until the heap property holds.
-    @inline(__always)
-    func siftDownWorld(_ key: UInt64) {
-        let count = worldHeapCount
-        var hole = 0
-        while true {
-            let left = 2 * hole + 1
-            if left >= count { break }
-            var child = left
-            if left + 1 < count && worldHeap[left + 1] < worldHeap[left] { child = left + 1 }
-            if !(worldHeap[child] < key) { break }
-            worldHeap[hole] = worldHeap[child]
-            hole = child
-        }
-        worldHeap[hole] = key
-    }
-
-    @inline(__always)
-    func count(_ w: PersonWorld, _ p: WorldProcess) -> Int {
-        switch p {
-        case .timeChange: w.timeChanges.count
-        case .environmentChange: w.environmentChanges.count
-        case .contentChange: w.randomChanges.count
-        case .push: w.pushes.count
-        case .sessionEnd: w.sessionEnds.count
-        case .sessionStart: w.sessions.count
-        case .view: w.views.count
-        case .widgetAdded: w.additions.count
-        case .audioEnd: w.audioEnds.count
-        case .standByEnd: w.standByEnds.count
-        case .audioStart: w.audioStarts.count
-        case .standByStart: w.standByStarts.count
-        }
-    }
-
-    @inline(__always)
-    func time(_ w: PersonWorld, _ p: WorldProcess, _ i: Int) -> SimTime {
-        switch p {
-        case .timeChange: w.timeChanges[i]
-        case .environmentChange: w.environmentChanges[i]
-        case .contentChange: w.randomChanges[i].time
-        case .push: w.pushes[i].time
-        case .sessionEnd: w.sessionEnds[i].time
-        case .sessionStart: w.sessions[i].start
-        case .view: w.views[i].time
-        case .widgetAdded: w.additions[i].time
-        case .audioEnd: w.audioEnds[i].time
-        case .standByEnd: w.standByEnds[i]
-        case .audioStart: w.audioStarts[i].time
-        case .standByStart: w.standByStarts[i]
-        }
     }
 
     @inline(__always)
@@ -614,7 +519,10 @@ public final class PersonEngine: EventHandler {
         var missed = MissedViewReason.smartRotateOff
         if smartRotate {
             if anyMemberRelevance {
-                for k in 0 ..< n { history.currentRelevance[k] = currentRelevance(members[k], at: t) }
+                // One uniqueness check for the n writes, not one each.
+                history.currentRelevance.withUnsafeMutableBufferPointer { current in
+                    for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
+                }
             }
             let context = ViewContext(
                 time: t, hour: hour, weekday: weekday,
@@ -745,13 +653,6 @@ public final class PersonEngine: EventHandler {
         trace.record(time: t, person: world.person, pair: tracePair, event: "reload_request_\(reason.label)",
                      widget: scenario.widgets[w].id, decision: text(), reason: why)
     }
-}
-
-/// Where a world process is: the index of its next item, and that item's time (`.max`
-/// once the process has none left).
-struct WorldCursor {
-    var index = 0
-    var time = SimTime.max
 }
 
 /// What the engine tracks of one widget instance during a run.

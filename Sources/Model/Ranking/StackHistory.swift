@@ -37,11 +37,15 @@ public final class StackHistory {
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
     public internal(set) var currentRelevance: [Double?] = []
-    /// Each member's past relevance scores, sorted: every relevance entry of its
-    /// timelines, each once (`RelevanceTimelines`).
-    private var sortedScores: [[Double]] = []
-    /// The number of distinct values in each member's `sortedScores`, kept as they come.
-    private var distinctCounts: [Int] = []
+    /// Each member's past relevance scores (every relevance entry of its timelines, each
+    /// once, `RelevanceTimelines`) as their distinct values in increasing order, with how
+    /// many times each was recorded. Scores come from a scenario's finite lists
+    /// (a constant, a baseline, levels), so a member has few distinct values however long
+    /// its history: recording is O(distinct) and usually one increment.
+    private var scoreValues: [[Double]] = []
+    private var scoreCounts: [[Int]] = []
+    /// The number of scores recorded for each member.
+    private var scoreTotals: [Int] = []
 
     /// An empty history; ``reset(members:)`` sizes it for a person.
     public init() {}
@@ -61,9 +65,15 @@ public final class StackHistory {
         timesOnTop.resetFlat(count: members, to: 0)
         previousTop = nil
         currentRelevance.resetFlat(count: members, to: nil)
-        if sortedScores.count != members { sortedScores = Array(repeating: [], count: members) }
-        for m in 0 ..< members { sortedScores[m].removeAll(keepingCapacity: true) }
-        distinctCounts.resetFlat(count: members, to: 0)
+        if scoreValues.count != members {
+            scoreValues = Array(repeating: [], count: members)
+            scoreCounts = Array(repeating: [], count: members)
+        }
+        for m in 0 ..< members {
+            scoreValues[m].removeAll(keepingCapacity: true)
+            scoreCounts[m].removeAll(keepingCapacity: true)
+        }
+        scoreTotals.resetFlat(count: members, to: 0)
     }
 
     // MARK: - Written by the engine
@@ -89,21 +99,22 @@ public final class StackHistory {
         if let t = tapped { taps[t] += 1 }
     }
 
-    /// Adds one relevance score to `member`'s history. O(history) for the insertion.
+    /// Adds one relevance score to `member`'s history. O(distinct scores).
     public func recordRelevance(member m: Int, score: Double) {
-        var scores = sortedScores[m]
-        sortedScores[m] = []
-        let i = Self.upperBound(scores, score)
-        // Sorted, so an equal score would sit just before position i.
-        if i == 0 || scores[i - 1] != score { distinctCounts[m] += 1 }
-        scores.insert(score, at: i)
-        sortedScores[m] = scores
+        scoreTotals[m] += 1
+        let i = scoreValues[m].withUnsafeBufferPointer { Self.lowerBound($0, score) }
+        if i < scoreValues[m].count && scoreValues[m][i] == score {
+            scoreCounts[m][i] += 1
+        } else {
+            scoreValues[m].insert(score, at: i)
+            scoreCounts[m].insert(1, at: i)
+        }
     }
 
     // MARK: - Read by policies
 
     /// How many relevance scores `member` has had.
-    public func relevanceCount(member m: Int) -> Int { sortedScores[m].count }
+    public func relevanceCount(member m: Int) -> Int { scoreTotals[m] }
 
     /// The percentile rank of `score` among `member`'s past scores: the share below it
     /// plus half the share equal to it (0 with no history). A widget that always gives
@@ -111,42 +122,49 @@ public final class StackHistory {
     /// rank high. Invariant under multiplying all of a member's scores by a positive
     /// constant.
     public func percentile(member m: Int, score: Double) -> Double {
-        let s = sortedScores[m]
-        guard !s.isEmpty else { return 0 }
-        let atOrBelow = Self.upperBound(s, score)
-        let below = Self.lowerBound(s, score)
-        return (Double(below) + 0.5 * Double(atOrBelow - below)) / Double(s.count)
+        let total = scoreTotals[m]
+        guard total > 0 else { return 0 }
+        let (below, equal) = counts(member: m, around: score)
+        return (Double(below) + 0.5 * Double(equal)) / Double(total)
     }
 
     /// The share of `member`'s past scores that are ≤ `score` (0 with no history): the
     /// score is in the top fraction f of its history when this is at least 1 − f.
     public func shareAtOrBelow(member m: Int, score: Double) -> Double {
-        let s = sortedScores[m]
-        guard !s.isEmpty else { return 0 }
-        return Double(Self.upperBound(s, score)) / Double(s.count)
+        let total = scoreTotals[m]
+        guard total > 0 else { return 0 }
+        let (below, equal) = counts(member: m, around: score)
+        return Double(below + equal) / Double(total)
     }
 
-    /// The number of distinct values among `member`'s past scores. O(1): counted as
-    /// the scores are recorded.
-    public func distinctScores(member m: Int) -> Int { distinctCounts[m] }
+    /// The number of distinct values among `member`'s past scores. O(1).
+    public func distinctScores(member m: Int) -> Int { scoreValues[m].count }
 
     /// The largest past score of `member`, or nil.
-    public func maximumScore(member m: Int) -> Double? { sortedScores[m].last }
+    public func maximumScore(member m: Int) -> Double? { scoreValues[m].last }
 
-    static func lowerBound(_ s: [Double], _ x: Double) -> Int {
+    /// How many of `member`'s past scores are below `score`, and how many equal it.
+    private func counts(member m: Int, around score: Double) -> (below: Int, equal: Int) {
+        scoreValues[m].withUnsafeBufferPointer { values in
+            scoreCounts[m].withUnsafeBufferPointer { counts in
+                var below = 0
+                for k in values.indices {
+                    if values[k] < score {
+                        below += counts[k]
+                    } else {
+                        return (below, values[k] == score ? counts[k] : 0)
+                    }
+                }
+                return (below, 0)
+            }
+        }
+    }
+
+    static func lowerBound(_ s: UnsafeBufferPointer<Double>, _ x: Double) -> Int {
         var lo = 0, hi = s.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if s[mid] < x { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
-
-    static func upperBound(_ s: [Double], _ x: Double) -> Int {
-        var lo = 0, hi = s.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if s[mid] <= x { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }

@@ -39,7 +39,10 @@ final class RelevanceTimelines {
     let levels: [[RelevanceLevel]]
     let memberOf: [Int]
     let generator: GeneratorKind
+    /// Each widget's current windows: `windows[w][0 ..< windowCount[w]]` (the array's
+    /// slots past the count are reused by the next timeline, so a reload allocates nothing).
     var windows: [[RelevanceWindow]]
+    var windowCount: [Int]
     var baseline: [Double?]
     /// Whether the widget has had a timeline (its opening entry is recorded).
     var built: [Bool]
@@ -61,6 +64,7 @@ final class RelevanceTimelines {
         generator = scenario.generator
         let n = scenario.widgets.count
         windows = Array(repeating: [], count: n)
+        windowCount = Array(repeating: 0, count: n)
         baseline = Array(repeating: nil, count: n)
         built = Array(repeating: false, count: n)
         recorded = Array(repeating: 0, count: n)
@@ -73,7 +77,7 @@ final class RelevanceTimelines {
     /// with levels.
     func begin(_ world: PersonWorld, seed: UInt64) {
         for w in specs.indices {
-            windows[w].removeAll(keepingCapacity: true)
+            windowCount[w] = 0
             baseline[w] = nil
             built[w] = false
             recorded[w] = 0
@@ -164,10 +168,10 @@ final class RelevanceTimelines {
                 recorded[w] = lo
                 if !(lo < n && start(lo) <= t) { record(base) }
             }
-            windows[w].removeAll(keepingCapacity: true)
+            windowCount[w] = 0
             var i = lo
             while i < n && start(i) <= coverageEnd {
-                windows[w].append(RelevanceWindow(start: max(t, start(i)), end: end(i), score: score(i)))
+                setWindow(w, RelevanceWindow(start: max(t, start(i)), end: end(i), score: score(i)))
                 i += 1
             }
             while recorded[w] < i {
@@ -181,8 +185,8 @@ final class RelevanceTimelines {
             if fresh {
                 let s = levels[w].isEmpty ? score : pendingStory[w]
                 pendingStory[w] = -.infinity
-                windows[w].removeAll(keepingCapacity: true)
-                windows[w].append(RelevanceWindow(start: t, end: t + duration, score: s))
+                windowCount[w] = 0
+                setWindow(w, RelevanceWindow(start: t, end: t + duration, score: s))
                 record(s)
                 record(base)
             } else if !built[w] {
@@ -192,11 +196,22 @@ final class RelevanceTimelines {
         built[w] = true
     }
 
+    /// Adds `window` after `w`'s current windows, reusing a slot of an earlier timeline.
+    @inline(__always)
+    private func setWindow(_ w: Int, _ window: RelevanceWindow) {
+        let k = windowCount[w]
+        if k < windows[w].count { windows[w][k] = window } else { windows[w].append(window) }
+        windowCount[w] = k + 1
+    }
+
     /// The relevance `w` carries at `t`, or nil without a timeline or relevance.
     @inline(__always)
     func current(_ w: Int, at t: SimTime) -> Double? {
         guard let base = baseline[w] else { return nil }
-        for item in windows[w] where item.start <= t && t < item.end { return item.score }
-        return base
+        let count = windowCount[w]
+        return windows[w].withUnsafeBufferPointer { items in
+            for k in 0 ..< count where items[k].start <= t && t < items[k].end { return items[k].score }
+            return base
+        }
     }
 }

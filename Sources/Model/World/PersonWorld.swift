@@ -77,6 +77,8 @@ public final class PersonWorld {
     public internal(set) var standByEnds: [SimTime] = []
     /// Instances added to the home screen during the run, in time order.
     public internal(set) var additions: [WidgetMoment] = []
+    /// All of the above before the run's end, in the order the engine meets them.
+    public internal(set) var order = WorldOrder()
 
     init(clock: LocalClock) { self.clock = clock }
 }
@@ -243,6 +245,7 @@ public final class WorldBuilder {
             w.additions.append(WidgetMoment(time: addedAt[i], widget: Int32(i)))
         }
         w.additions.sort()
+        w.order.merge(w, before: end)
         return w
     }
 

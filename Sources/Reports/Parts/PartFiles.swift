@@ -40,6 +40,12 @@ public enum PartFiles {
                             seconds: Double, pairSeconds: [Double]) -> [UInt8] {
         let t0 = totals[0]
         var out = CountsWriter()
+        var size = magic.count + 8 * (10 + pairSeconds.count) + 4
+        for t in totals {
+            size += 8 * (t.person.count + t.widget.count + t.refusals.count + t.missedViews.count + 1
+                         + t.reloadHistogram.count)
+        }
+        out.bytes.reserveCapacity(size)
         out.bytes += magic
         out.int(0)  // the length, set below
         for v in [id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people, rows] { out.int(Int64(v)) }
@@ -188,9 +194,15 @@ struct CountsWriter {
 
     mutating func double(_ v: Double) { int(Int64(bitPattern: v.bitPattern)) }
 
+    /// Appends `values` as little-endian fields: one copy of their memory on a
+    /// little-endian machine.
     mutating func ints(_ values: [Int64]) {
+        #if _endian(little)
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        #else
         bytes.reserveCapacity(bytes.count + 8 * values.count)
         for v in values { int(v) }
+        #endif
     }
 }
 
