@@ -31,51 +31,58 @@ struct CSVTable {
     init(text: String, file: String) throws(ReportInputError) {
         self.file = file
         var records: [(line: Int, fields: [String])] = []
-        var field = ""
         var fields: [String] = []
+        // The field being read, as UTF-8 bytes: the delimiters are ASCII, so no byte of a
+        // multi-byte character is ever taken for one.
+        var field: [UInt8] = []
         var quoted = false
         var line = 1
         var recordLine = 1
-        var chars = Array(text.unicodeScalars)[...]
         var fieldStarted = false
-        while let c = chars.popFirst() {
-            if quoted {
-                if c == "\"" {
-                    if chars.first == "\"" { chars.removeFirst(); field.unicodeScalars.append("\"") } else { quoted = false }
-                } else {
-                    if c == "\n" { line += 1 }
-                    field.unicodeScalars.append(c)
+        var text = text
+        text.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                let c = bytes[i]
+                i += 1
+                if quoted {
+                    if c == 0x22 {  // "
+                        if i < bytes.count && bytes[i] == 0x22 { i += 1; field.append(0x22) } else { quoted = false }
+                    } else {
+                        if c == 0x0A { line += 1 }
+                        field.append(c)
+                    }
+                    continue
                 }
-                continue
-            }
-            switch c {
-            case "\"" where field.isEmpty:
-                quoted = true
-                fieldStarted = true
-            case ",":
-                fields.append(field)
-                field = ""
-                fieldStarted = true
-            case "\r":
-                continue
-            case "\n":
-                if fieldStarted || !field.isEmpty || !fields.isEmpty {
-                    fields.append(field)
-                    records.append((recordLine, fields))
+                switch c {
+                case 0x22 where field.isEmpty:
+                    quoted = true
+                    fieldStarted = true
+                case 0x2C:  // ,
+                    fields.append(String(decoding: field, as: UTF8.self))
+                    field.removeAll(keepingCapacity: true)
+                    fieldStarted = true
+                case 0x0D:  // \r
+                    continue
+                case 0x0A:  // \n
+                    if fieldStarted || !field.isEmpty || !fields.isEmpty {
+                        fields.append(String(decoding: field, as: UTF8.self))
+                        records.append((recordLine, fields))
+                    }
+                    fields = []
+                    field.removeAll(keepingCapacity: true)
+                    fieldStarted = false
+                    line += 1
+                    recordLine = line
+                default:
+                    field.append(c)
+                    fieldStarted = true
                 }
-                fields = []
-                field = ""
-                fieldStarted = false
-                line += 1
-                recordLine = line
-            default:
-                field.unicodeScalars.append(c)
-                fieldStarted = true
             }
         }
         if quoted { throw .damaged(file: file, line: recordLine, problem: "a quoted field is never closed") }
         if fieldStarted || !field.isEmpty || !fields.isEmpty {
-            fields.append(field)
+            fields.append(String(decoding: field, as: UTF8.self))
             records.append((recordLine, fields))
         }
         guard let first = records.first else { throw .damaged(file: file, line: nil, problem: "the file is empty") }
