@@ -11,10 +11,6 @@ import WidgetSimKernel
 public struct WorldOrder {
     public private(set) var keys: [UInt64] = []
     public private(set) var positions: [Int32] = []
-    /// The merge's heap of each process's next key, and each process's next position.
-    private var heap: [UInt64] = Array(repeating: 0, count: WorldProcess.allCases.count)
-    private var next: [Int] = Array(repeating: 0, count: WorldProcess.allCases.count)
-
     /// The key of an item at `t` of process `p`.
     @inline(__always)
     static func key(_ p: WorldProcess, _ t: SimTime) -> UInt64 { UInt64(t) << 4 | UInt64(p.rawValue) }
@@ -29,56 +25,68 @@ public struct WorldOrder {
         WorldProcess(rawValue: Int(key & 15))!
     }
 
-    /// Merges `world`'s lists, keeping the items before `end` (the run's end).
+    /// Merges `world`'s lists, keeping the items before `end` (the run's end): a binary
+    /// heap of each process's next key, whose top is the next item.
     mutating func merge(_ world: PersonWorld, before end: SimTime) {
-        keys.removeAll(keepingCapacity: true)
-        positions.removeAll(keepingCapacity: true)
         var total = 0
         for p in WorldProcess.allCases { total += world.count(p) }
-        keys.reserveCapacity(total)
-        positions.reserveCapacity(total)
-        var count = 0
-        for p in WorldProcess.allCases {
-            next[p.rawValue] = 0
-            guard world.count(p) > 0 else { continue }
-            let key = Self.key(p, world.time(p, 0))
-            var hole = count
-            while hole > 0 && key < heap[(hole - 1) / 2] {
-                heap[hole] = heap[(hole - 1) / 2]
-                hole = (hole - 1) / 2
+        let processes = WorldProcess.allCases.count
+        var merged = 0
+        var newKeys: [UInt64] = []
+        positions = [Int32](unsafeUninitializedCapacity: total) { positions, positionCount in
+            newKeys = [UInt64](unsafeUninitializedCapacity: total) { keys, keyCount in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: processes) { heap in
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: processes) { next in
+                        var count = 0
+                        for p in WorldProcess.allCases {
+                            next[p.rawValue] = 0
+                            guard world.count(p) > 0 else { continue }
+                            let key = Self.key(p, world.time(p, 0))
+                            var hole = count
+                            while hole > 0 && key < heap[(hole - 1) / 2] {
+                                heap[hole] = heap[(hole - 1) / 2]
+                                hole = (hole - 1) / 2
+                            }
+                            heap[hole] = key
+                            count += 1
+                        }
+                        while count > 0 {
+                            let top = heap[0]
+                            if Self.time(top) >= end { break }
+                            let p = Self.process(top)
+                            let i = next[p.rawValue]
+                            keys[merged] = top
+                            positions[merged] = Int32(truncatingIfNeeded: i)
+                            merged += 1
+                            next[p.rawValue] = i + 1
+                            let moving: UInt64
+                            if i + 1 < world.count(p) {
+                                moving = Self.key(p, world.time(p, i + 1))
+                            } else {
+                                count -= 1
+                                guard count > 0 else { break }
+                                moving = heap[count]
+                            }
+                            // Sift `moving` down from the top.
+                            var hole = 0
+                            while true {
+                                let left = 2 * hole + 1
+                                if left >= count { break }
+                                var child = left
+                                if left + 1 < count && heap[left + 1] < heap[left] { child = left + 1 }
+                                if !(heap[child] < moving) { break }
+                                heap[hole] = heap[child]
+                                hole = child
+                            }
+                            heap[hole] = moving
+                        }
+                    }
+                }
+                keyCount = merged
             }
-            heap[hole] = key
-            count += 1
+            positionCount = merged
         }
-        while count > 0 {
-            let top = heap[0]
-            if Self.time(top) >= end { break }
-            let p = Self.process(top)
-            let i = next[p.rawValue]
-            keys.append(top)
-            positions.append(Int32(truncatingIfNeeded: i))
-            next[p.rawValue] = i + 1
-            let moving: UInt64
-            if i + 1 < world.count(p) {
-                moving = Self.key(p, world.time(p, i + 1))
-            } else {
-                count -= 1
-                guard count > 0 else { break }
-                moving = heap[count]
-            }
-            // Sift `moving` down from the top.
-            var hole = 0
-            while true {
-                let left = 2 * hole + 1
-                if left >= count { break }
-                var child = left
-                if left + 1 < count && heap[left + 1] < heap[left] { child = left + 1 }
-                if !(heap[child] < moving) { break }
-                heap[hole] = heap[child]
-                hole = child
-            }
-            heap[hole] = moving
-        }
+        keys = newKeys
     }
 }
 
