@@ -25,60 +25,75 @@ public struct WorldOrder {
         WorldProcess(rawValue: Int(key & 15))!
     }
 
-    /// Merges `world`'s lists, keeping the items before `end` (the run's end): a binary
-    /// heap of each process's next key, whose top is the next item.
+    /// Merges `world`'s lists, keeping the items before `end` (the run's end). Each
+    /// list's keys are laid out in turn in one array (a segment per process), then the
+    /// segments are merged through a binary heap of each one's next key.
     mutating func merge(_ world: PersonWorld, before end: SimTime) {
-        var total = 0
-        for p in WorldProcess.allCases { total += world.count(p) }
         let processes = WorldProcess.allCases.count
+        var starts = [Int](repeating: 0, count: processes + 1)
+        for p in WorldProcess.allCases { starts[p.rawValue + 1] = starts[p.rawValue] + world.count(p) }
+        let total = starts[processes]
+        guard total > 0 else {
+            keys = []
+            positions = []
+            return
+        }
+        let segments = [UInt64](unsafeUninitializedCapacity: total) { all, filled in
+            for p in WorldProcess.allCases { world.writeKeys(p, into: all.baseAddress! + starts[p.rawValue]) }
+            filled = total
+        }
         var merged = 0
         var newKeys: [UInt64] = []
         positions = [Int32](unsafeUninitializedCapacity: total) { positions, positionCount in
             newKeys = [UInt64](unsafeUninitializedCapacity: total) { keys, keyCount in
-                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: processes) { heap in
-                    withUnsafeTemporaryAllocation(of: Int.self, capacity: processes) { next in
-                        var count = 0
-                        for p in WorldProcess.allCases {
-                            next[p.rawValue] = 0
-                            guard world.count(p) > 0 else { continue }
-                            let key = Self.key(p, world.time(p, 0))
-                            var hole = count
-                            while hole > 0 && key < heap[(hole - 1) / 2] {
-                                heap[hole] = heap[(hole - 1) / 2]
-                                hole = (hole - 1) / 2
+                segments.withUnsafeBufferPointer { all in
+                    starts.withUnsafeBufferPointer { starts in
+                        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: processes) { heap in
+                            withUnsafeTemporaryAllocation(of: Int.self, capacity: processes) { next in
+                                var count = 0
+                                for p in 0 ..< processes {
+                                    next[p] = starts[p]
+                                    guard starts[p] < starts[p + 1] else { continue }
+                                    let key = all[starts[p]]
+                                    var hole = count
+                                    while hole > 0 && key < heap[(hole - 1) / 2] {
+                                        heap[hole] = heap[(hole - 1) / 2]
+                                        hole = (hole - 1) / 2
+                                    }
+                                    heap[hole] = key
+                                    count += 1
+                                }
+                                while count > 0 {
+                                    let top = heap[0]
+                                    if Self.time(top) >= end { break }
+                                    let p = Int(top & 15)
+                                    let i = next[p]
+                                    keys[merged] = top
+                                    positions[merged] = Int32(truncatingIfNeeded: i - starts[p])
+                                    merged += 1
+                                    next[p] = i + 1
+                                    let moving: UInt64
+                                    if i + 1 < starts[p + 1] {
+                                        moving = all[i + 1]
+                                    } else {
+                                        count -= 1
+                                        guard count > 0 else { break }
+                                        moving = heap[count]
+                                    }
+                                    // Sift `moving` down from the top.
+                                    var hole = 0
+                                    while true {
+                                        let left = 2 * hole + 1
+                                        if left >= count { break }
+                                        var child = left
+                                        if left + 1 < count && heap[left + 1] < heap[left] { child = left + 1 }
+                                        if !(heap[child] < moving) { break }
+                                        heap[hole] = heap[child]
+                                        hole = child
+                                    }
+                                    heap[hole] = moving
+                                }
                             }
-                            heap[hole] = key
-                            count += 1
-                        }
-                        while count > 0 {
-                            let top = heap[0]
-                            if Self.time(top) >= end { break }
-                            let p = Self.process(top)
-                            let i = next[p.rawValue]
-                            keys[merged] = top
-                            positions[merged] = Int32(truncatingIfNeeded: i)
-                            merged += 1
-                            next[p.rawValue] = i + 1
-                            let moving: UInt64
-                            if i + 1 < world.count(p) {
-                                moving = Self.key(p, world.time(p, i + 1))
-                            } else {
-                                count -= 1
-                                guard count > 0 else { break }
-                                moving = heap[count]
-                            }
-                            // Sift `moving` down from the top.
-                            var hole = 0
-                            while true {
-                                let left = 2 * hole + 1
-                                if left >= count { break }
-                                var child = left
-                                if left + 1 < count && heap[left + 1] < heap[left] { child = left + 1 }
-                                if !(heap[child] < moving) { break }
-                                heap[hole] = heap[child]
-                                hole = child
-                            }
-                            heap[hole] = moving
                         }
                     }
                 }
@@ -110,22 +125,28 @@ extension PersonWorld {
         }
     }
 
-    /// The time of item `i` of process `p`.
-    @inline(__always)
-    func time(_ p: WorldProcess, _ i: Int) -> SimTime {
+    /// Writes the key of every item of process `p`, in list order, from `out` on.
+    func writeKeys(_ p: WorldProcess, into out: UnsafeMutablePointer<UInt64>) {
+        func write(_ times: some Sequence<SimTime>) {
+            var k = 0
+            for t in times {
+                out[k] = WorldOrder.key(p, t)
+                k += 1
+            }
+        }
         switch p {
-        case .timeChange: timeChanges[i]
-        case .environmentChange: environmentChanges[i]
-        case .contentChange: randomChanges[i].time
-        case .push: pushes[i].time
-        case .sessionEnd: sessionEnds[i].time
-        case .sessionStart: sessions[i].start
-        case .view: views[i].time
-        case .widgetAdded: additions[i].time
-        case .audioEnd: audioEnds[i].time
-        case .standByEnd: standByEnds[i]
-        case .audioStart: audioStarts[i].time
-        case .standByStart: standByStarts[i]
+        case .timeChange: write(timeChanges)
+        case .environmentChange: write(environmentChanges)
+        case .contentChange: write(randomChanges.lazy.map(\.time))
+        case .push: write(pushes.lazy.map(\.time))
+        case .sessionEnd: write(sessionEnds.lazy.map(\.time))
+        case .sessionStart: write(sessions.lazy.map(\.start))
+        case .view: write(views.lazy.map(\.time))
+        case .widgetAdded: write(additions.lazy.map(\.time))
+        case .audioEnd: write(audioEnds.lazy.map(\.time))
+        case .standByEnd: write(standByEnds)
+        case .audioStart: write(audioStarts.lazy.map(\.time))
+        case .standByStart: write(standByStarts)
         }
     }
 }
