@@ -48,6 +48,11 @@ final class RelevanceTimelines {
     var built: [Bool]
     /// Scheduled: the first scheduled change whose entries are not recorded yet.
     var recorded: [Int]
+    /// Scheduled: where the search for the first window open at a reload starts, and
+    /// the time of the reload that set it. Reloads come in time order, so the first open
+    /// window only moves forward; an earlier time starts the search again from 0.
+    var openCursor: [Int]
+    var openCursorTime: [SimTime]
     /// Per widget with levels: the score drawn for each scheduled change.
     var scheduledScores: [[Double]]
     /// Per random change of the world (its index), the score drawn, for widgets with levels.
@@ -68,6 +73,8 @@ final class RelevanceTimelines {
         baseline = Array(repeating: nil, count: n)
         built = Array(repeating: false, count: n)
         recorded = Array(repeating: 0, count: n)
+        openCursor = Array(repeating: 0, count: n)
+        openCursorTime = Array(repeating: .min, count: n)
         scheduledScores = Array(repeating: [], count: n)
         pendingStory = Array(repeating: -.infinity, count: n)
         stream = RandomStream(kind: scenario.generator, seed: 1)
@@ -81,6 +88,8 @@ final class RelevanceTimelines {
             baseline[w] = nil
             built[w] = false
             recorded[w] = 0
+            openCursor[w] = 0
+            openCursorTime[w] = .min
             pendingStory[w] = -.infinity
             scheduledScores[w].removeAll(keepingCapacity: true)
         }
@@ -150,20 +159,18 @@ final class RelevanceTimelines {
                 if duration > 0 { return scheduled[i] + duration }
                 return i + 1 < n && start(i + 1) <= coverageEnd ? start(i + 1) : .max
             }
-            // The first window still open at t.
-            var lo = 0, hi = n
+            // The first window still open at t: with D > 0 the first change whose window
+            // ends after t; with D = 0 the last window started by t (its start is the
+            // first that comes after t, less one).
+            var cursor = t >= openCursorTime[w] ? openCursor[w] : 0
             if duration > 0 {
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if scheduled[mid] + duration <= t { lo = mid + 1 } else { hi = mid }
-                }
+                while cursor < n && scheduled[cursor] + duration <= t { cursor += 1 }
             } else {
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if start(mid) <= t { lo = mid + 1 } else { hi = mid }
-                }
-                lo = max(0, lo - 1)
+                while cursor < n && start(cursor) <= t { cursor += 1 }
             }
+            openCursor[w] = cursor
+            openCursorTime[w] = t
+            let lo = duration > 0 ? cursor : max(0, cursor - 1)
             if !built[w] {
                 recorded[w] = lo
                 if !(lo < n && start(lo) <= t) { record(base) }
