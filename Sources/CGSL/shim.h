@@ -5,6 +5,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <stdint.h>
 
 /* GSL exposes its generator types as mutable global pointers, which Swift 6's
    strict concurrency checking rejects. These accessors return them by value. */
@@ -16,5 +17,34 @@ static inline const gsl_rng_type *widgetsim_rng_gfsr4(void) { return gsl_rng_gfs
 /* Turn GSL's default abort-on-error handler off once, so that a bad argument
    surfaces as a return value the caller checks, never as an abort. */
 static inline void widgetsim_gsl_disable_abort(void) { gsl_set_error_handler_off(); }
+
+/* GSL's taus2 generator, drawn without the indirect calls of gsl_rng_uniform: the
+   combined Tausworthe generator of L'Ecuyer ("Maximally equidistributed combined
+   Tausworthe generators", Math. Comp. 65 (1996) 203-213), with its three 32-bit
+   components kept as GSL keeps them, in three unsigned longs at gsl_rng's state.
+   Seeding stays GSL's (gsl_rng_set), so each draw is the same double GSL returns;
+   WidgetSimSampling uses it only when the state has exactly that size, and its tests
+   compare the two draw for draw. */
+typedef struct { unsigned long component[3]; } widgetsim_taus_state;
+
+static inline uint32_t widgetsim_taus_step(uint32_t s, int q, int k, uint32_t mask, int shift) {
+    /* One component on 32 bits (the state holds values below 2^32). */
+    return ((s & mask) << shift) ^ (((s << q) ^ s) >> k);
+}
+
+static inline double widgetsim_taus_uniform(void *state) {
+    widgetsim_taus_state *t = (widgetsim_taus_state *)state;
+    uint32_t a = widgetsim_taus_step((uint32_t)t->component[0], 13, 19, 4294967294U, 12);
+    uint32_t b = widgetsim_taus_step((uint32_t)t->component[1], 2, 25, 4294967288U, 4);
+    uint32_t c = widgetsim_taus_step((uint32_t)t->component[2], 3, 11, 4294967280U, 17);
+    t->component[0] = a;
+    t->component[1] = b;
+    t->component[2] = c;
+    return (double)(a ^ b ^ c) * (1.0 / 4294967296.0);
+}
+
+static inline int widgetsim_taus_fits(const gsl_rng *r) {
+    return gsl_rng_size(r) == sizeof(widgetsim_taus_state);
+}
 
 #endif

@@ -35,6 +35,10 @@ public final class RandomStream {
     @usableFromInline let rng: UnsafeMutablePointer<gsl_rng>
     /// The generator behind this stream.
     public let kind: GeneratorKind
+    /// The state of a `taus2` stream, drawn from directly (`widgetsim_taus_uniform`, the
+    /// same doubles as `gsl_rng_uniform` without its two indirect calls); nil for the
+    /// other generators, which every draw reaches through GSL.
+    @usableFromInline let taus: UnsafeMutableRawPointer?
 
     /// Creates a stream of `kind` seeded with `seed` (see `StreamSeed.gslSeed`).
     public init(kind: GeneratorKind = .default, seed: UInt) {
@@ -44,6 +48,7 @@ public final class RandomStream {
         }
         self.rng = rng
         self.kind = kind
+        taus = kind == .taus2 && widgetsim_taus_fits(rng) != 0 ? rng.pointee.state : nil
         gsl_rng_set(rng, seed)
     }
 
@@ -64,10 +69,18 @@ public final class RandomStream {
     // MARK: - Draws
 
     /// Uniform on [0, 1).
-    @inlinable public func uniform() -> Double { gsl_rng_uniform(rng) }
+    @inlinable public func uniform() -> Double {
+        if let taus { return widgetsim_taus_uniform(taus) }
+        return gsl_rng_uniform(rng)
+    }
 
-    /// Uniform on (0, 1).
-    @inlinable public func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
+    /// Uniform on (0, 1): as `gsl_rng_uniform_pos`, the next uniform that is not 0.
+    @inlinable public func uniformPositive() -> Double {
+        guard let taus else { return gsl_rng_uniform_pos(rng) }
+        var u = widgetsim_taus_uniform(taus)
+        while u == 0 { u = widgetsim_taus_uniform(taus) }
+        return u
+    }
 
     /// Uniform integer in `0 ..< n` (n ≥ 1).
     @inlinable public func uniformInt(_ n: Int) -> Int {
@@ -75,11 +88,12 @@ public final class RandomStream {
         return Int(gsl_rng_uniform_int(rng, UInt(n)))
     }
 
-    /// 1 with probability `p`, else 0.
-    @inlinable public func bernoulli(_ p: Double) -> Bool { gsl_ran_bernoulli(rng, p) == 1 }
+    /// 1 with probability `p`, else 0: as `gsl_ran_bernoulli`, one uniform u, and u < p.
+    @inlinable public func bernoulli(_ p: Double) -> Bool { uniform() < p }
 
-    /// Exponential with the given mean.
-    @inlinable public func exponential(mean: Double) -> Double { gsl_ran_exponential(rng, mean) }
+    /// Exponential with the given mean: as `gsl_ran_exponential`, −mean · log1p(−u) of
+    /// one uniform u.
+    @inlinable public func exponential(mean: Double) -> Double { -mean * Foundation.log1p(-uniform()) }
 
     /// Poisson with mean `mu`.
     @inlinable public func poisson(mean mu: Double) -> Int { Int(gsl_ran_poisson(rng, mu)) }
