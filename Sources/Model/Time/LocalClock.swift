@@ -84,10 +84,12 @@ public struct LocalClock: Sendable {
     @inlinable
     public func hourAndWeekday(_ t: SimTime) -> (hour: Int, weekday: Int) {
         let local = localMs(t)
-        let days = Self.floorDiv(local, Milliseconds.day)
+        // Local times of a run come after 1970, where `/` and `%` are floor division
+        // and its remainder; the general forms serve anything earlier.
+        let days = local >= 0 ? local / Milliseconds.day : Self.floorDiv(local, Milliseconds.day)
         let hour = Int((local - days * Milliseconds.day) / Milliseconds.hour)
         // 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
-        let weekday = Int(((days + 3) % 7 + 7) % 7)
+        let weekday = days >= 0 ? Int((days + 3) % 7) : Int(((days + 3) % 7 + 7) % 7)
         return (hour, weekday)
     }
 
@@ -150,14 +152,17 @@ public struct LocalHourRate: PiecewiseConstantRate {
     }
 
     public func piece(containing t: Double) -> (rate: Double, end: Double) {
-        let ms = SimTime(t.rounded(.down))
+        // Times and local times of a run are not negative, where truncation and `/` are
+        // the floor and floor division; the general forms serve anything else.
+        let ms = t >= 0 ? SimTime(t) : SimTime(t.rounded(.down))
+        let pieces = clock.pieces
         let i = clock.pieceIndex(ms)
-        let offset = clock.pieces[i].offset
+        let offset = pieces[i].offset
         let local = clock.epochMs + ms + offset
-        let hourStart = LocalClock.floorDiv(local, Milliseconds.hour)
-        let hour = Int(((hourStart % 24) + 24) % 24)
+        let hourStart = local >= 0 ? local / Milliseconds.hour : LocalClock.floorDiv(local, Milliseconds.hour)
+        let hour = hourStart >= 0 ? Int(hourStart % 24) : Int(((hourStart % 24) + 24) % 24)
         var end = Double((hourStart + 1) * Milliseconds.hour - clock.epochMs - offset)
-        if i + 1 < clock.pieces.count { end = min(end, Double(clock.pieces[i + 1].start)) }
+        if i + 1 < pieces.count { end = min(end, Double(pieces[i + 1].start)) }
         return (hourlyRate[hour], max(end, t + 1))
     }
 }
