@@ -22,6 +22,33 @@ import WidgetSimSampling
         return (engine.run(world, queue: &queue), engine, world)
     }
 
+    // MARK: - Feedback draws
+
+    /// With swipe and tap probabilities of 0 or 1 the feedback stream is not drawn:
+    /// every view's flags are the certain outcomes, and nothing else of the world
+    /// depends on the probabilities (other streams are untouched).
+    @Test(arguments: [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.25, 1.0)])
+    func feedbackOfCertainOutcomes(swipe: Double, tap: Double) throws {
+        func world(_ swipe: Double, _ tap: Double) throws -> [ViewRecord] {
+            let s = scenario(people: 1, days: 2, widgets: [widget("a", base: 0.5), widget("b", base: 0.3)]) { p in
+                p.swipeProbability = swipe
+                p.tapProbability = tap
+            }
+            return try WorldBuilder(scenario: s).build(person: 0, replication: 0).views
+        }
+        let views = try world(swipe, tap)
+        let baseline = try world(0.5, 0.5)
+        #expect(views.count == baseline.count && views.count > 100)
+        #expect(zip(views, baseline).allSatisfy { $0.time == $1.time && $0.wanted == $1.wanted })
+        if swipe == 0 || swipe == 1 { #expect(views.allSatisfy { $0.wouldSwipe == (swipe == 1) }) }
+        if tap == 0 || tap == 1 { #expect(views.allSatisfy { $0.wouldTap == (tap == 1) }) }
+        if swipe == 0.25 {
+            // Drawn: about a quarter swipe (binomial, 4 standard deviations).
+            let n = Double(views.count), k = Double(views.filter(\.wouldSwipe).count)
+            #expect(abs(k - 0.25 * n) <= 4 * (0.25 * 0.75 * n).squareRoot())
+        }
+    }
+
     // MARK: - Sessions: each widget its own Poisson process
 
     /// A and B with equal flat interest; A's interest bursts × 20 for 30 min after each

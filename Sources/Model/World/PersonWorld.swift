@@ -398,6 +398,13 @@ public final class WorldBuilder {
         let clock = w.clock
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
+        // The feedback stream draws only these two uniforms per view. When neither
+        // probability can go either way (0, or 1 and above: u < p is then false, or true,
+        // for every u in [0, 1)), every draw's outcome is known, and leaving the stream
+        // undrawn changes nothing else.
+        let swipeP = s.person.swipeProbability, tapP = s.person.tapProbability
+        let feedbackIsFixed = (swipeP <= 0 || swipeP >= 1) && (tapP <= 0 || tapP >= 1)
+        let swipeAlways = swipeP >= 1, tapAlways = tapP >= 1
         let none = s.person.noInterest
         let n = stackMembers.count
         let starts = w.standByStarts, ends = w.standByEnds
@@ -443,8 +450,14 @@ public final class WorldBuilder {
                         wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
                     }
                 }
-                let swipe = feedback.uniform() < s.person.swipeProbability
-                let tap = feedback.uniform() < s.person.tapProbability
+                let swipe: Bool, tap: Bool
+                if feedbackIsFixed {
+                    swipe = swipeAlways
+                    tap = tapAlways
+                } else {
+                    swipe = feedback.uniform() < s.person.swipeProbability
+                    tap = feedback.uniform() < s.person.tapProbability
+                }
                 views.append(ViewRecord(
                     time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
                     wouldSwipe: swipe, wouldTap: tap,

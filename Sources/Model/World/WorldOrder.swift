@@ -22,7 +22,12 @@ public struct WorldOrder {
     /// The process of the item with `key`.
     @inline(__always)
     public static func process(_ key: UInt64) -> WorldProcess {
-        WorldProcess(rawValue: Int(key & 15))!
+        // The cases take their raw values in declaration order, so a case's one-byte tag
+        // is its raw value: read as such, without the checked initialiser's call.
+        let raw = UInt8(truncatingIfNeeded: key & 15)
+        let p = unsafeBitCast(raw, to: WorldProcess.self)
+        assert(p.rawValue == Int(raw), "a world key holds a process number that no case has")
+        return p
     }
 
     /// Merges `world`'s lists, keeping the items before `end` (the run's end). Each
