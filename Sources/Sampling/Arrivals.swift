@@ -62,12 +62,14 @@ extension RandomStream {
             if !(t + 1 <= pieceEnd) { (r, pieceEnd) = rate.piece(containing: t) }
             // A piece must end after t; should rounding ever say otherwise, step past t
             // rather than stall.
-            let stop = Swift.max(Swift.min(pieceEnd, limit), t.nextUp)
+            let reach = Swift.min(pieceEnd, limit)
+            let stop = reach > t ? reach : t.nextUp
             if r > 0 {
                 let capacity = r * (stop - t)
                 if need <= capacity {
                     t += need / r
-                    let ms = Int64(t.rounded(.down))
+                    // Truncation is the floor for t ≥ 0, the times of a run.
+                    let ms = t >= 0 ? Int64(t) : Int64(t.rounded(.down))
                     if ms >= end { break }
                     result.append(ms)
                     need = exponential(mean: 1)
