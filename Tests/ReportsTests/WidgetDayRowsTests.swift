@@ -6,9 +6,11 @@ import WidgetSimModel
 /// The byte writer of widget_days.csv against the text forms of the columns.
 @Suite struct WidgetDayRowsTests {
     func bytes(_ v: Int64, divisor: Int64) -> String {
-        var out: [UInt8] = []
-        WidgetDayRows.value(v, divisor: divisor, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            var w = WidgetDayRows.Writer(base: buffer.baseAddress!)
+            w.value(v, divisor: divisor)
+            return String(decoding: UnsafeBufferPointer(start: buffer.baseAddress!, count: w.count), as: UTF8.self)
+        }
     }
 
     @Test func countsAreWrittenAsTheirDecimalText() {

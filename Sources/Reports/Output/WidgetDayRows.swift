@@ -25,94 +25,129 @@ public struct WidgetDayRows: Sendable {
     /// Appends the rows of one person under one pair.
     public func append(replication rep: Int, person: Int, pair: Int, _ counts: PersonCounts, to out: inout [UInt8]) {
         let widgets = counts.widgets
-        counts.widget.withUnsafeBufferPointer { values in
-            for day in 0 ..< counts.days {
-                for w in 0 ..< widgets {
-                    out.append(contentsOf: prefixes[pair])
-                    Self.decimal(Int64(rep), to: &out)
-                    out.append(0x2C)
-                    out.append(contentsOf: seed)
-                    out.append(0x2C)
-                    Self.decimal(Int64(person), to: &out)
-                    out.append(0x2C)
-                    Self.decimal(Int64(day), to: &out)
-                    out.append(0x2C)
-                    out.append(day < warmupDays ? 0x31 : 0x30)
-                    out.append(0x2C)
-                    out.append(contentsOf: ids[w])
-                    let base = (day * widgets + w) * WidgetCounter.count
-                    for (c, divisor) in columns {
-                        out.append(0x2C)
-                        Self.value(values[base + c], divisor: divisor, to: &out)
+        let rows = counts.days * widgets
+        guard rows > 0 else { return }
+        // Each row written into one buffer sized for the longest possible rows (every
+        // number at most 20 digits and a sign, or a fallback text of at most 32 bytes),
+        // then appended at once: no capacity or uniqueness check per byte.
+        let fixed = prefixes[pair].count + seed.count + ids.map(\.count).max()! + 3 * 21 + 8
+        let bound = rows * (fixed + columns.count * 33)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
+            var w = Writer(base: buffer.baseAddress!)
+            counts.widget.withUnsafeBufferPointer { values in
+                for day in 0 ..< counts.days {
+                    for x in 0 ..< widgets {
+                        w.bytes(prefixes[pair])
+                        w.decimal(Int64(rep))
+                        w.byte(0x2C)
+                        w.bytes(seed)
+                        w.byte(0x2C)
+                        w.decimal(Int64(person))
+                        w.byte(0x2C)
+                        w.decimal(Int64(day))
+                        w.byte(0x2C)
+                        w.byte(day < warmupDays ? 0x31 : 0x30)
+                        w.byte(0x2C)
+                        w.bytes(ids[x])
+                        let base = (day * widgets + x) * WidgetCounter.count
+                        for (c, divisor) in columns {
+                            w.byte(0x2C)
+                            w.value(values[base + c], divisor: divisor)
+                        }
+                        w.byte(0x0A)
                     }
-                    out.append(0x0A)
                 }
             }
+            precondition(w.count <= bound, "widget_days rows overran their buffer")
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: w.count))
         }
     }
 
-    /// `v` in decimal.
-    @inline(__always)
-    static func decimal(_ v: Int64, to out: inout [UInt8]) {
-        if v < 0 {
-            out.append(0x2D)
-            decimal(UInt64(v.magnitude), to: &out)
-        } else {
-            decimal(UInt64(v), to: &out)
-        }
-    }
+    /// Writes bytes from `base` on; the caller sized the memory.
+    struct Writer {
+        let base: UnsafeMutablePointer<UInt8>
+        var count = 0
 
-    @inline(__always)
-    static func decimal(_ v: UInt64, to out: inout [UInt8]) {
-        if v < 10 {
-            out.append(0x30 + UInt8(v))
-            return
+        @inline(__always)
+        mutating func byte(_ b: UInt8) {
+            base[count] = b
+            count += 1
         }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes, enough for 20 digits
-        var n = 0
-        var x = v
-        withUnsafeMutableBytes(of: &digits) { d in
-            while x > 0 {
-                d[31 - n] = 0x30 + UInt8(x % 10)
-                x /= 10
-                n += 1
+
+        @inline(__always)
+        mutating func bytes(_ b: [UInt8]) {
+            b.withUnsafeBufferPointer { (base + count).update(from: $0.baseAddress!, count: $0.count) }
+            count += b.count
+        }
+
+        /// `v` in decimal.
+        @inline(__always)
+        mutating func decimal(_ v: Int64) {
+            if v < 0 {
+                byte(0x2D)
+                decimal(UInt64(v.magnitude))
+            } else {
+                decimal(UInt64(v))
             }
-            out.append(contentsOf: d[(32 - n)...])
         }
-    }
 
-    /// A column's value: the count itself, or count ÷ divisor as `CSV.number` writes it.
-    @inline(__always)
-    static func value(_ v: Int64, divisor: Int64, to out: inout [UInt8]) {
-        if divisor == 1 {
-            decimal(v, to: &out)
-        } else if divisor == 1000 && v >= 0 && v < 1_000_000_000_000_000 {
-            // Below 10^15 (15 significant digits at most), the exact decimal v/1000 is
-            // the shortest text that reads back to Double(v)/1000, and Swift writes it
-            // in positional form: the integer part, a point, the fraction without
-            // trailing zeros (at least one digit).
-            decimal(UInt64(v / 1000), to: &out)
-            out.append(0x2E)
-            var f = v % 1000
-            if f == 0 {
-                out.append(0x30)
+        @inline(__always)
+        mutating func decimal(_ v: UInt64) {
+            if v < 10 {
+                byte(0x30 + UInt8(v))
                 return
             }
-            var width = 3
-            while f % 10 == 0 {
-                f /= 10
-                width -= 1
+            var digits = 1
+            var limit: UInt64 = 10
+            while digits < 20 && v >= limit {
+                digits += 1
+                limit = limit &* 10
             }
-            // The fraction's leading zeros: 0.005, 0.05.
-            var scale: Int64 = 1
-            for _ in 1 ..< width { scale *= 10 }
-            while scale > 1 && f < scale {
-                out.append(0x30)
-                scale /= 10
+            var x = v
+            var k = count + digits
+            while k > count {
+                k -= 1
+                base[k] = 0x30 + UInt8(x % 10)
+                x /= 10
             }
-            decimal(UInt64(f), to: &out)
-        } else {
-            out.append(contentsOf: ReportWriter.widgetValue(v, divisor: divisor).utf8)
+            count += digits
+        }
+
+        /// A column's value: the count itself, or count ÷ divisor as `CSV.number` writes it.
+        @inline(__always)
+        mutating func value(_ v: Int64, divisor: Int64) {
+            if divisor == 1 {
+                decimal(v)
+            } else if divisor == 1000 && v >= 0 && v < 1_000_000_000_000_000 {
+                // Below 10^15 (15 significant digits at most), the exact decimal v/1000 is
+                // the shortest text that reads back to Double(v)/1000, and Swift writes it
+                // in positional form: the integer part, a point, the fraction without
+                // trailing zeros (at least one digit).
+                decimal(UInt64(v / 1000))
+                byte(0x2E)
+                var f = v % 1000
+                if f == 0 {
+                    byte(0x30)
+                    return
+                }
+                var width = 3
+                while f % 10 == 0 {
+                    f /= 10
+                    width -= 1
+                }
+                // The fraction's leading zeros: 0.005, 0.05.
+                var scale: Int64 = 1
+                for _ in 1 ..< width { scale *= 10 }
+                while scale > 1 && f < scale {
+                    byte(0x30)
+                    scale /= 10
+                }
+                decimal(UInt64(f))
+            } else {
+                let text = Array(ReportWriter.widgetValue(v, divisor: divisor).utf8)
+                precondition(text.count <= 32, "a widget_days value longer than its room")
+                bytes(text)
+            }
         }
     }
 }
