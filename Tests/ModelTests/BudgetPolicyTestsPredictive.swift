@@ -179,6 +179,25 @@ func driveTimeline(
         #expect(policy.decide(instance: 0, reason: .background, at: day + 11 * bpHour) == .grant)
     }
 
+    /// With a lookahead of 0 the window ahead is empty: no view is expected in it, however
+    /// many the instance has a day, so only a recent view makes a timeline request near
+    /// one (the same week of evening views as above: a request at 19:00 with no view in
+    /// the last 30 minutes waits; one 10 minutes after a view is granted).
+    @Test func aZeroLookaheadExpectsNoView() throws {
+        let policy = try makePredictive(["lookahead": .duration(0)])
+        policy.begin(instances: 1)
+        for case .view(let i, let t) in dailyViews(days: 0 ..< 7, hours: 18 ..< 22, every: 5 * bpMinute) {
+            policy.didView(instance: i, at: t)
+        }
+        let day = 7 * bpDay
+        #expect(!policy.aboutToBeSeen(0, at: day + 19 * bpHour))
+        #expect(policy.expectedViews(0, at: day + 19 * bpHour) == 0)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 19 * bpHour)
+                == .deferUntil(day + 19 * bpHour + 10 * bpMinute, because: .noViewExpected))
+        policy.didView(instance: 0, at: day + 19 * bpHour + 5 * bpMinute)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: day + 19 * bpHour + 15 * bpMinute) == .grant)
+    }
+
     /// On day 0 (no history: the budget released evenly over 24 h from midnight, B = 40,
     /// reserve round(0.2 · 40) = 8) at 00:01 ⌊40 · 1/1440⌋ + 1 = 1 is released: a push may
     /// run the reserve ahead of it, so 9 background requests are granted and the tenth

@@ -269,10 +269,11 @@ public final class PredictiveBudget: BudgetPolicy {
 
     /// The views of `instance` expected in (`now`, `now` + `lookahead`] (after
     /// `catchUp(now)`): v̄ times the forecast share of that window, the hours of the
-    /// current simulation day's profile taken round the clock.
+    /// current simulation day's profile taken round the clock; 0 for an empty window
+    /// (`lookahead` 0) or without past views.
     public func expectedViews(_ instance: Int, at now: SimTime) -> Double {
         let v = dailyViews[instance]
-        guard v > 0, lookaheadMs > 0 else { return max(0, v) }
+        guard v > 0, lookaheadMs > 0 else { return 0 }
         var t = now - DailyViewCounts.day(of: now) * Milliseconds.day
         var left = lookaheadMs
         var share = 0.0
