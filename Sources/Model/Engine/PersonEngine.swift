@@ -76,6 +76,12 @@ public final class PersonEngine: EventHandler {
     let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
+    /// Stack members whose staleness changes only at events (no predictable content,
+    /// none added during the run): their stale member views are counted by spans.
+    let spanned: [Bool]
+    /// The other stack members, checked at every view (when none is added during the run).
+    let checkedMembers: [Int]
+    let staleSpans: StaleSpans
     var lastTop: Int? = nil
     var order: [Int] = []
     var interestBase: UnsafePointer<Double>? = nil
@@ -130,6 +136,11 @@ public final class PersonEngine: EventHandler {
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
+        let predictable = hasPredictable, added = anyAdded
+        let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
+        self.spanned = spanned
+        checkedMembers = scenario.stack.members.filter { !spanned[$0] }
+        staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
@@ -156,6 +167,7 @@ public final class PersonEngine: EventHandler {
         }
         pushThrottle.reset(apps: appCount)
         relevance.begin(world, seed: scenario.seed)
+        staleSpans.reset()
         lastTop = nil
         eventDay = 0
         eventsOfDay = 0
@@ -200,6 +212,7 @@ public final class PersonEngine: EventHandler {
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
+        staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
         }
@@ -251,7 +264,10 @@ public final class PersonEngine: EventHandler {
         case .contentChange:
             let x = Int(world.randomChanges[i].widget)
             counts[day, .contentChanges] += 1
-            if instances[x].firstUnshownRandom == .max { instances[x].firstUnshownRandom = t }
+            if instances[x].firstUnshownRandom == .max {
+                instances[x].firstUnshownRandom = t
+                if spanned[x] { staleSpans.turnedStale(x, day: day) }
+            }
             if hasRelevance[x] { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
@@ -391,6 +407,7 @@ public final class PersonEngine: EventHandler {
         }
         let fresh = state.firstUnshownRandom != .max
         state.firstUnshownRandom = .max
+        if fresh && spanned[w] { staleSpans.turnedFresh(w, day: day, counts: counts) }
         state.hadReload = true
         let coverageEnd = t + horizon[w]
         if hasPredictable[w] {
@@ -499,9 +516,11 @@ public final class PersonEngine: EventHandler {
             for k in 0 ..< n where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
         } else {
             // Every member is seen at every view: their `memberViews` are the day's views,
-            // filled in at the end of the run (`fillMemberViews`).
-            for k in 0 ..< n where staleSince(members[k], at: t) != nil {
-                counts[day, widget: members[k], .staleMemberViews] += 1
+            // filled in at the end of the run (`fillMemberViews`); the spanned members'
+            // stale views are counted by `staleSpans`, the others' here.
+            staleSpans.viewed(day: day)
+            for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
+                counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
             }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
