@@ -61,10 +61,13 @@ import WidgetSimSampling
         #expect(rankOnce(makeRanking("empirical_bayes", strong, members: 4), history, time: 0) == [0, 1, 2, 3])
     }
 
-    /// A score lifts its widget only once it has been seen for `relevance_delay` (10 min
-    /// by default): with the weight-3 boost above, member 2 stays third at the first
-    /// view showing its high score and 9 min later, and is first from 10 min on. A new
-    /// score starts the wait again, and with no delay the lift is immediate.
+    /// A score lifts its widget only once it has been in force for `relevance_delay`
+    /// (20 min by default), dated midway between the last view without it and the first
+    /// with it: with the weight-3 boost above, member 2's high score first shows at
+    /// 10 min after a view at 0 showing its baseline, so it is dated 5 min and lifts
+    /// member 2 from 25 min on (counting from the first view that shows it, it would
+    /// wait until 30 min). A new score starts the wait again, and with no delay the lift
+    /// is immediate.
     @Test func aNewScoreWaitsForTheDelay() {
         let history = stackHistory(members: 4)
         for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
@@ -73,17 +76,37 @@ import WidgetSimSampling
         history.currentRelevance = [nil, nil, 1, nil]
         #expect(rankOnce(policy, history, time: 0) == [0, 1, 2, 3])
         history.currentRelevance = [nil, nil, 10, nil]
-        #expect(rankOnce(policy, history, time: 5 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 14 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 15 * rkMinute) == [2, 0, 1, 3])
+        #expect(rankOnce(policy, history, time: 10 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 24 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 25 * rkMinute) == [2, 0, 1, 3])
         history.currentRelevance = [nil, nil, 1, nil]
-        #expect(rankOnce(policy, history, time: 20 * rkMinute) == [0, 1, 2, 3])
-        history.currentRelevance = [nil, nil, 10, nil]
         #expect(rankOnce(policy, history, time: 30 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 40 * rkMinute) == [2, 0, 1, 3])
+        history.currentRelevance = [nil, nil, 10, nil]
+        // Last view without it at 30 min, first with it at 50 min: dated 40 min.
+        #expect(rankOnce(policy, history, time: 50 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 59 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 60 * rkMinute) == [2, 0, 1, 3])
         let immediate = makeRanking(
             "empirical_bayes", ["relevance_weight": .number(3), "relevance_delay": .duration(0)], members: 4)
         #expect(rankOnce(immediate, history, time: 30 * rkMinute) == [2, 0, 1, 3])
+    }
+
+    /// At the person's first view there is no earlier view to date a score from: it is
+    /// dated at that view, and a new person starts without the previous one's views.
+    @Test func aScoreAtTheFirstViewIsDatedThere() {
+        let history = stackHistory(members: 4)
+        for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
+        history.recordRelevance(member: 2, score: 10)
+        let policy = makeRanking("empirical_bayes", ["relevance_weight": .number(3)], members: 4)
+        history.currentRelevance = [nil, nil, 10, nil]
+        #expect(rankOnce(policy, history, time: 100 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 119 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 120 * rkMinute) == [2, 0, 1, 3])
+        // The next person: views of the previous one do not date this one's scores.
+        policy.begin(members: 4, stream: RandomStream(kind: .taus2, seed: 1))
+        #expect(rankOnce(policy, history, time: 200 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 219 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 220 * rkMinute) == [2, 0, 1, 3])
     }
 
     /// The latest evidence multiplies a member's score by 1 + w · 2^(−age/half-life).

@@ -23,11 +23,15 @@ import WidgetSimSampling
 /// current relevance within its own past scores (0 with no current score or one ≤ 0):
 /// only a score high *for that widget* lifts it, so a widget that always gives the same
 /// score, or sits at its usual baseline, gets no boost. The boost counts only once the
-/// current score has been seen for `relevance_delay` (from the first view that showed
-/// it): a rotated-in widget is held for the governor's 15–30 minutes and may rotate in
-/// only a few times a day, so a rotation spent on a score that has just appeared is
-/// spent before the person turns to that widget (a meeting's relevance starts well
-/// before the meeting). recency(m) = 1 + recency_weight · 2^(−a / recency_half_life),
+/// current score has been in force for `relevance_delay`: a rotated-in widget is held
+/// for the governor's 15–30 minutes and may rotate in only a few times a day, so a
+/// rotation spent on a score that has just appeared is spent before the person turns
+/// to that widget (a meeting's relevance starts well before the meeting). A ranking
+/// sees a score only at views, so a new score is taken to have begun midway between
+/// the last view that showed the member's previous score and the first that shows the
+/// new one (at that first view when it is the person's first): views come minutes
+/// apart, and counting from the first view that shows it would wait, on average, half
+/// a gap between views too long, by as much as a whole gap. recency(m) = 1 + recency_weight · 2^(−a / recency_half_life),
 /// a the age of the member's latest donation, swipe or tap (1 with none): interest
 /// comes in bursts, so what the person just did says more about the next minutes than
 /// the hour's counts. Highest first; equal scores keep the person's order.
@@ -63,8 +67,8 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "how much a relevance at the top of the member's own history multiplies its score (1 + weight × boost)")
 
     public static let relevanceDelay = ParameterSpec(
-        "relevance_delay", .duration(minimumMs: 0), default: .duration(10 * Milliseconds.minute),
-        "how long a member's current score must have been seen before its relevance boost counts")
+        "relevance_delay", .duration(minimumMs: 0), default: .duration(20 * Milliseconds.minute),
+        "how long a member's current score must have been in force (from midway between the views before and at its first showing) before its relevance boost counts")
     public static let recencyWeight = ParameterSpec(
         "recency_weight", .number(0 ... 1000), default: .number(0.25),
         "how much fresh evidence for a member multiplies its score (1 + weight × 2^(−age/recency_half_life))")
@@ -113,10 +117,13 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     private var totalByHour: [Double] = []
     private var totalByWeekdayHour: [Double] = []
     private var scratch: [Double] = []
-    /// Each member's score at the latest view (nil for none) and the view at which that
-    /// score was first seen.
+    /// Each member's score at the latest view (nil for none) and when that score is
+    /// taken to have begun (midway between the view before it was first seen and that
+    /// view).
     private var seenScore: [Double?] = []
     private var seenSince: [SimTime] = []
+    /// The time of the latest view of this person, `.min` before the first.
+    private var previousView: SimTime = .min
     /// Time of each member's latest donation, swipe or tap, `.min` for none.
     private var lastEvidence: [SimTime] = []
 
@@ -140,6 +147,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
 
     public func begin(members: Int, stream: RandomStream) {
         self.members = members
+        previousView = .min
         var harmonic = 0.0
         for m in 0 ..< members { harmonic += 1 / Double(m + 1) }
         stackShare.resetRankingState(count: members, to: 0)
@@ -187,17 +195,19 @@ public final class EmpiricalBayesRanking: RankingPolicy {
             evidenceByWeekdayHour[m * 168 + dh], totalByWeekdayHour[dh], strength: weekdayPrior, parent: h)
     }
 
-    /// Notes member `m`'s current score at a view at `now`: a new value starts its age.
+    /// Notes member `m`'s current score at a view at `now`: a new value is taken to
+    /// have begun midway between the previous view and this one (at `now` for the
+    /// person's first view).
     @inline(__always)
     func note(_ m: Int, score: Double?, at now: SimTime) {
         if score != seenScore[m] {
             seenScore[m] = score
-            seenSince[m] = now
+            seenSince[m] = previousView == .min ? now : previousView + (now - previousView) / 2
         }
     }
 
     /// The relevance boost of member `m` at `now`: 0 … 1, positive only for a current
-    /// score above the middle of its own history that has been seen for at least
+    /// score above the middle of its own history that has been in force for at least
     /// `relevance_delay`.
     func boost(_ m: Int, at now: SimTime, history: StackHistory) -> Double {
         guard relevanceWeight != 0, let r = history.currentRelevance[m], r > 0,
@@ -217,6 +227,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         precondition(order.count == members, "rank called for a stack of another size than begin")
         let hour = view.hour, weekday = view.weekday, now = view.time
         for m in 0 ..< members { note(m, score: history.currentRelevance[m], at: now) }
+        previousView = now
         order.rankDescending(by: { m in
             probability(m, hour: hour, weekday: weekday) * (1 + relevanceWeight * boost(m, at: now, history: history))
                 * recency(m, at: now)
