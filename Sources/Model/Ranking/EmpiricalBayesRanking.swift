@@ -72,20 +72,20 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "pseudo-observations of the hour's distribution behind each weekday-and-hour distribution")
     public static let feedbackWeight = ParameterSpec(
         "feedback_weight", .number(0 ... 1000), default: .number(0),
-        "evidence of a swipe that ends on a member, relative to a donation, in the estimates (it renews the recency factor whatever its weight)")
+        "weight of a swipe to a member in the estimates, relative to a donation (any swipe renews the recency factor)")
     public static let tapWeight = ParameterSpec(
         "tap_weight", .number(0 ... 1000), default: .number(0),
-        "evidence of a tap on a member, relative to a donation, in the estimates (it renews the recency factor whatever its weight)")
+        "weight of a tap on a member in the estimates, relative to a donation (any tap renews the recency factor)")
     public static let hourLiftPrior = ParameterSpec(
         "hour_lift_prior", .number(0 ... 1_000_000), default: .number(400),
-        "pseudo-observations spread evenly over the day behind the member's and everyone's share of evidence at each hour (the hour lift)")
+        "pseudo-observations, spread over the day, behind a member's and everyone's share of evidence at each hour")
     public static let relevanceWeight = ParameterSpec(
         "relevance_weight", .number(0 ... 1000), default: .number(2),
         "how much a relevance at the top of the member's own history multiplies its score (1 + weight × boost)")
 
     public static let relevanceDelay = ParameterSpec(
         "relevance_delay", .duration(minimumMs: 0), default: .duration(20 * Milliseconds.minute),
-        "how long a member's current score must have been in force (from midway between the views before and at its first showing) before its relevance boost counts")
+        "how long a member's current score must have been in force (dated midway between views) before it boosts")
     public static let recencyWeight = ParameterSpec(
         "recency_weight", .number(0 ... 1000), default: .number(0.25),
         "how much fresh evidence for a member multiplies its score (1 + weight × 2^(−age/recency_half_life))")
