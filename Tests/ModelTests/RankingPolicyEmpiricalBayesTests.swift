@@ -3,8 +3,8 @@ import Testing
 import WidgetSimSampling
 
 // `empirical_bayes`: the person's order without evidence, a widget with overwhelming
-// evidence first, the levels of the hierarchy computed by hand, the relevance boost and
-// its delay, and the recency factor.
+// evidence first, the levels of the hierarchy and the hour lift computed by hand, the
+// relevance boost and its delay, the recency factor, and feedback counted only at a weight.
 
 @Suite struct EmpiricalBayesRankingTests {
     /// No donations, swipes, taps or relevance: the order is the person's, at every
@@ -13,6 +13,7 @@ import WidgetSimSampling
         [:],
         ["stack_prior": .number(0), "hour_prior": .number(0), "weekday_prior": .number(0)],
         ["stack_prior": .number(1e6), "hour_prior": .number(0.5), "weekday_prior": .number(300)],
+        ["hour_lift_prior": .number(0)],
     ] as [[String: ParameterValue]])
     func withoutEvidenceRanksAsStatic(values: [String: ParameterValue]) {
         for members in 1 ... 10 {
@@ -61,10 +62,13 @@ import WidgetSimSampling
         #expect(rankOnce(makeRanking("empirical_bayes", strong, members: 4), history, time: 0) == [0, 1, 2, 3])
     }
 
-    /// A score lifts its widget only once it has been seen for `relevance_delay` (10 min
-    /// by default): with the weight-3 boost above, member 2 stays third at the first
-    /// view showing its high score and 9 min later, and is first from 10 min on. A new
-    /// score starts the wait again, and with no delay the lift is immediate.
+    /// A score lifts its widget only once it has been in force for `relevance_delay`
+    /// (20 min by default), dated midway between the last view without it and the first
+    /// with it: with the weight-3 boost above, member 2's high score first shows at
+    /// 10 min after a view at 0 showing its baseline, so it is dated 5 min and lifts
+    /// member 2 from 25 min on (counting from the first view that shows it, it would
+    /// wait until 30 min). A new score starts the wait again, and with no delay the lift
+    /// is immediate.
     @Test func aNewScoreWaitsForTheDelay() {
         let history = stackHistory(members: 4)
         for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
@@ -73,25 +77,47 @@ import WidgetSimSampling
         history.currentRelevance = [nil, nil, 1, nil]
         #expect(rankOnce(policy, history, time: 0) == [0, 1, 2, 3])
         history.currentRelevance = [nil, nil, 10, nil]
-        #expect(rankOnce(policy, history, time: 5 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 14 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 15 * rkMinute) == [2, 0, 1, 3])
+        #expect(rankOnce(policy, history, time: 10 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 24 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 25 * rkMinute) == [2, 0, 1, 3])
         history.currentRelevance = [nil, nil, 1, nil]
-        #expect(rankOnce(policy, history, time: 20 * rkMinute) == [0, 1, 2, 3])
-        history.currentRelevance = [nil, nil, 10, nil]
         #expect(rankOnce(policy, history, time: 30 * rkMinute) == [0, 1, 2, 3])
-        #expect(rankOnce(policy, history, time: 40 * rkMinute) == [2, 0, 1, 3])
+        history.currentRelevance = [nil, nil, 10, nil]
+        // Last view without it at 30 min, first with it at 50 min: dated 40 min.
+        #expect(rankOnce(policy, history, time: 50 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 59 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 60 * rkMinute) == [2, 0, 1, 3])
         let immediate = makeRanking(
             "empirical_bayes", ["relevance_weight": .number(3), "relevance_delay": .duration(0)], members: 4)
         #expect(rankOnce(immediate, history, time: 30 * rkMinute) == [2, 0, 1, 3])
     }
 
+    /// At the person's first view there is no earlier view to date a score from: it is
+    /// dated at that view, and a new person starts without the previous one's views.
+    @Test func aScoreAtTheFirstViewIsDatedThere() {
+        let history = stackHistory(members: 4)
+        for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
+        history.recordRelevance(member: 2, score: 10)
+        let policy = makeRanking("empirical_bayes", ["relevance_weight": .number(3)], members: 4)
+        history.currentRelevance = [nil, nil, 10, nil]
+        #expect(rankOnce(policy, history, time: 100 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 119 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 120 * rkMinute) == [2, 0, 1, 3])
+        // The next person: views of the previous one do not date this one's scores.
+        policy.begin(members: 4, stream: RandomStream(kind: .taus2, seed: 1))
+        #expect(rankOnce(policy, history, time: 200 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 219 * rkMinute) == [0, 1, 2, 3])
+        #expect(rankOnce(policy, history, time: 220 * rkMinute) == [2, 0, 1, 3])
+    }
+
     /// The latest evidence multiplies a member's score by 1 + w · 2^(−age/half-life).
     /// Two members, one donation to member 1 at hour 0: its posterior is 0.344877 against
     /// member 0's 0.655123 (stack shares 2/3, 1/3 through the default priors), a ratio of
-    /// 1.899582. With w = 1.5 and a 10-min half-life the factor passes it while
-    /// 2^(−a/10 min) > 0.59972, that is for a < 7.38 min. The default w = 0.25 (at most
-    /// × 1.25) does not.
+    /// 1.899582. Member 0 has no evidence at hour 0 and member 1 all of its own, so the
+    /// hour lift (k = 400) is (k/24 / k) / ((1 + k/24) / (1 + k)) = 0.945755 for member 0
+    /// and 1 for member 1: a ratio of 1.796539. With w = 1.5 and a 10-min half-life the
+    /// factor passes it while 2^(−a/10 min) > 0.531026, that is for a < 9.13 min. The
+    /// default w = 0.25 (at most × 1.25) does not.
     @Test func recentEvidenceLiftsAMember() throws {
         let history = stackHistory(members: 2)
         let policy = makeRanking("empirical_bayes", ["recency_weight": .number(1.5)], members: 2)
@@ -102,25 +128,83 @@ import WidgetSimSampling
         let eb = try #require(policy as? EmpiricalBayesRanking)
         let ratio = eb.probability(0, hour: 0, weekday: 0) / eb.probability(1, hour: 0, weekday: 0)
         #expect(abs(ratio - 1.899582) < 1e-6)
+        #expect(abs(eb.hourLift(0, hour: 0) - 0.945755) < 1e-6)
+        #expect(eb.hourLift(1, hour: 0) == 1)
         #expect(rankOnce(policy, history, time: t0) == [1, 0])
-        #expect(rankOnce(policy, history, time: t0 + 7 * rkMinute) == [1, 0])
-        #expect(rankOnce(policy, history, time: t0 + 8 * rkMinute) == [0, 1])
+        #expect(rankOnce(policy, history, time: t0 + 9 * rkMinute) == [1, 0])
+        #expect(rankOnce(policy, history, time: t0 + 10 * rkMinute) == [0, 1])
         #expect(rankOnce(usual, history, time: t0) == [0, 1])
-        // A swipe is evidence too: it renews the factor.
+        // A swipe renews the factor, though by default it does not count in the estimates.
         history.recordView(top: 0, swipedTo: 1, tapped: nil, hour: 0, weekday: 0)
         policy.observe(
             ViewOutcome(time: t0 + 30 * rkMinute, hour: 0, weekday: 0, top: 0, swipedTo: 1, tapped: false),
             history: history)
+        #expect(abs(eb.probability(0, hour: 0, weekday: 0) / eb.probability(1, hour: 0, weekday: 0) - ratio) < 1e-12)
         #expect(rankOnce(policy, history, time: t0 + 31 * rkMinute) == [1, 0])
     }
 
-    /// Overwhelming evidence (donations, swipes or taps) for the last member at one
-    /// hour and weekday puts it first there.
+    /// Swipes and taps can end only on a member the stack did not show on top (or on the
+    /// one it did), so by default (`feedback_weight` and `tap_weight` 0) they leave the
+    /// estimates and the hour lift as they were; at a weight they count like donations.
+    @Test func feedbackCountsOnlyAtAWeight() throws {
+        let history = stackHistory(members: 3)
+        let plain = makeRanking("empirical_bayes", ["recency_weight": .number(0)], members: 3)
+        let weighted = makeRanking(
+            "empirical_bayes", ["recency_weight": .number(0), "feedback_weight": .number(1), "tap_weight": .number(1)],
+            members: 3)
+        for k in 0 ..< 3000 {
+            let outcome = ViewOutcome(
+                time: Int64(k) * rkMinute, hour: 9, weekday: 2, top: 0, swipedTo: 2, tapped: k % 2 == 0)
+            history.recordView(top: 0, swipedTo: 2, tapped: k % 2 == 0 ? 2 : nil, hour: 9, weekday: 2)
+            plain.observe(outcome, history: history)
+            weighted.observe(outcome, history: history)
+        }
+        let p = try #require(plain as? EmpiricalBayesRanking)
+        let fresh = try #require(makeRanking("empirical_bayes", members: 3) as? EmpiricalBayesRanking)
+        for m in 0 ..< 3 {
+            #expect(p.probability(m, hour: 9, weekday: 2) == fresh.probability(m, hour: 9, weekday: 2))
+            #expect(p.hourLift(m, hour: 9) == 1)
+        }
+        #expect(rankOnce(plain, history, time: 3000 * rkMinute, hour: 9, weekday: 2) == [0, 1, 2])
+        #expect(rankOnce(weighted, history, time: 3000 * rkMinute, hour: 9, weekday: 2).first == 2)
+    }
+
+    /// The hour lift moves a member the strong priors keep in place. Member 0 has 100
+    /// donations at hour 15 and member 1 100 at hour 9, all on weekday 0. At hour 9 of
+    /// weekday 3 the estimates are still 0.5577 and 0.4423 (stack prior 81920, hour prior
+    /// 512), but member 1's lift there is ((100 + k/24) / (100 + k)) / ((100 + k/24) /
+    /// (200 + k)) = 600/500 = 1.2 and member 0's (k/24 / (100 + k)) / ((100 + k/24) /
+    /// (200 + k)) = 0.1714 (k = 400): member 1 is first. Without the lift (k → ∞) the
+    /// order stays the person's; at hour 15 member 0 is first either way.
+    @Test func theHourLiftMovesAMemberAtItsHour() throws {
+        let history = stackHistory(members: 2)
+        let policy = makeRanking("empirical_bayes", ["recency_weight": .number(0)], members: 2)
+        let without = makeRanking(
+            "empirical_bayes", ["recency_weight": .number(0), "hour_lift_prior": .number(1_000_000)], members: 2)
+        for k in 0 ..< 100 {
+            for p in [policy, without] {
+                donateTo(history, p, member: 0, at: Int64(k) * rkHour, hour: 15, weekday: 0)
+                donateTo(history, p, member: 1, at: Int64(k) * rkHour + rkMinute, hour: 9, weekday: 0)
+            }
+        }
+        let eb = try #require(policy as? EmpiricalBayesRanking)
+        #expect(abs(eb.probability(0, hour: 9, weekday: 3) - (512 * (81920 * 2.0 / 3 + 100) / 82120) / 612) < 1e-12)
+        #expect(abs(eb.hourLift(1, hour: 9) - 1.2) < 1e-12)
+        #expect(abs(eb.hourLift(0, hour: 9) - (400.0 / 24 / 500) / ((100 + 400.0 / 24) / 600)) < 1e-12)
+        #expect(rankOnce(policy, history, time: 200 * rkHour, hour: 9, weekday: 3) == [1, 0])
+        #expect(rankOnce(without, history, time: 200 * rkHour, hour: 9, weekday: 3) == [0, 1])
+        #expect(rankOnce(policy, history, time: 200 * rkHour, hour: 15, weekday: 3) == [0, 1])
+    }
+
+    /// Overwhelming evidence (donations; swipes or taps at their weight) for the last
+    /// member at one hour and weekday puts it first there.
     @Test(arguments: ["donation", "swipe", "tap"])
     func overwhelmingEvidenceAtAnHourRanksThatWidgetFirst(kind: String) {
         let members = 6
         let history = stackHistory(members: members)
-        let policy = makeRanking("empirical_bayes", members: members)
+        let weights: [String: ParameterValue] =
+            kind == "donation" ? [:] : ["feedback_weight": .number(1), "tap_weight": .number(1)]
+        let policy = makeRanking("empirical_bayes", weights, members: members)
         for k in 0 ..< 2000 {
             let t = Int64(k) * rkMinute
             switch kind {

@@ -79,7 +79,8 @@ let rankingPolicyVariants: [(String, [String: ParameterValue])] =
         ("hybrid", ["smoothing": .number(0), "relevance_weight": .number(0)]),
         ("ios_like", ["min_history": .number(0)]),
         ("empirical_bayes", ["stack_prior": .number(0), "hour_prior": .number(0), "weekday_prior": .number(0), "relevance_weight": .number(0)]),
-        ("empirical_bayes", ["feedback_weight": .number(0), "tap_weight": .number(0), "relevance_weight": .number(50)]),
+        ("empirical_bayes", ["feedback_weight": .number(1), "tap_weight": .number(1), "relevance_weight": .number(50)]),
+        ("empirical_bayes", ["hour_lift_prior": .number(0), "feedback_weight": .number(1000)]),
         ("empirical_bayes", ["relevance_delay": .duration(0), "recency_weight": .number(1000), "recency_half_life": .duration(1000)]),
         ("thompson", ["by_hour": .flag(false), "prior_alpha": .number(0.01), "prior_beta": .number(1000)]),
     ]

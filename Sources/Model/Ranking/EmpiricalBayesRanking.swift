@@ -4,33 +4,51 @@ import WidgetSimSampling
 
 /// `empirical_bayes`: a hierarchy of Dirichlet-multinomial estimates of which member the
 /// person wants, from the weekday and hour down to the person's own stack order, times a
-/// boost for relevance that is high for that widget and has lasted, and a factor for
-/// fresh evidence. It starts as the person's order and leaves it only as evidence
-/// accumulates.
+/// lift for the hour, a boost for relevance that is high for that widget and has
+/// lasted, and a factor for fresh evidence. It starts as the person's order and leaves
+/// it only as evidence accumulates.
 ///
 /// Evidence: every donation counts 1 for its member, every swipe that ends on a member
-/// counts `feedback_weight`, every tap on a member `tap_weight`, each in the local hour
-/// h and the weekday-and-hour (d, h) of the event. With c(m) the member's evidence
-/// summed in a cell and C its total over members, the posterior means are
+/// `feedback_weight`, every tap on a member `tap_weight` (both 0 by default), each in the
+/// local hour h and the weekday-and-hour (d, h) of the event. Donations come from app
+/// sessions, whatever the stack shows; a swipe or a tap can only end on a member the
+/// stack did not already show on top (or on the one it did), so counted like donations
+/// they would count against whatever the stack shows most, the person's first member
+/// above all, and the more so the more the ranking shows it. With c(m) the member's
+/// evidence summed in a cell and C its total over members, the posterior means are
 ///
 ///     q0(m)      = (1 / (m + 1)) / Σ_k 1 / (k + 1)                     the stack order
 ///     qall(m)    = (c_all(m)  + stack_prior   · q0(m))   / (C_all  + stack_prior)
 ///     qh(m)      = (c_h(m)    + hour_prior    · qall(m)) / (C_h    + hour_prior)
 ///     qdh(m)     = (c_dh(m)   + weekday_prior · qh(m))   / (C_dh   + weekday_prior)
-///     score(m)   = qdh(m) · (1 + relevance_weight · boost(m)) · recency(m)
+///     lift(m, h) = [(c_h(m) + k / 24) / (c_all(m) + k)] / [(C_h + k / 24) / (C_all + k)]
+///     score(m)   = qdh(m) · lift(m, h) · (1 + relevance_weight · boost(m)) · recency(m)
 ///
-/// with boost(m) = max(0, 2 · pct(m) − 1), pct the mid-rank percentile of the member's
+/// with k = `hour_lift_prior`. The lift is how much more of the member's own evidence
+/// falls in this hour than of everyone's, each share smoothed toward a flat day: the
+/// strong priors that keep the estimates near the stack order (rotations are scarce
+/// and a small lead is not worth one) also keep them from learning when in the day a
+/// member is wanted, such as the person's first widget at its own peak, when a rotation
+/// of another member is a loss; the lift carries that on its own strength.
+///
+/// boost(m) = max(0, 2 · pct(m) − 1), pct the mid-rank percentile of the member's
 /// current relevance within its own past scores (0 with no current score or one ≤ 0):
 /// only a score high *for that widget* lifts it, so a widget that always gives the same
 /// score, or sits at its usual baseline, gets no boost. The boost counts only once the
-/// current score has been seen for `relevance_delay` (from the first view that showed
-/// it): a rotated-in widget is held for the governor's 15–30 minutes and may rotate in
-/// only a few times a day, so a rotation spent on a score that has just appeared is
-/// spent before the person turns to that widget (a meeting's relevance starts well
-/// before the meeting). recency(m) = 1 + recency_weight · 2^(−a / recency_half_life),
-/// a the age of the member's latest donation, swipe or tap (1 with none): interest
-/// comes in bursts, so what the person just did says more about the next minutes than
-/// the hour's counts. Highest first; equal scores keep the person's order.
+/// current score has been in force for `relevance_delay`: a rotated-in widget is held
+/// for the governor's 15–30 minutes and may rotate in only a few times a day, so a
+/// rotation spent on a score that has just appeared is spent before the person turns
+/// to that widget (a meeting's relevance starts well before the meeting). A ranking
+/// sees a score only at views, so a new score is taken to have begun midway between
+/// the last view that showed the member's previous score and the first that shows the
+/// new one (at that first view when it is the person's first): views come minutes
+/// apart, and counting from the first view that shows it would wait on average half a
+/// gap between views too long, and by as much as a whole gap.
+///
+/// recency(m) = 1 + recency_weight · 2^(−a / recency_half_life), a the age of the
+/// member's latest donation, swipe or tap, whatever their weights (1 with none):
+/// interest comes in bursts, so what the person just did says more about the next
+/// minutes than the hour's counts. Highest first; equal scores keep the person's order.
 ///
 /// With no evidence and no relevance every level equals q0, which strictly decreases
 /// with the member's position, and every factor is 1: the ranking is exactly the
@@ -40,8 +58,8 @@ import WidgetSimSampling
 /// scenario (`scripts/own-policies --study`, documented in scenarios/README.md).
 ///
 /// Source: ours (empirical-Bayes shrinkage of multinomial rates, as in hierarchical
-/// Dirichlet smoothing of language models; the levels, the evidence, the delay and the
-/// recency factor are this project's choice). Reads no ground truth.
+/// Dirichlet smoothing of language models; the levels, the evidence, the hour lift, the
+/// delay and the recency factor are this project's choice). Reads no ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
         "stack_prior", .number(0 ... 1_000_000), default: .number(81920),
@@ -53,18 +71,21 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "weekday_prior", .number(0 ... 1_000_000), default: .number(64),
         "pseudo-observations of the hour's distribution behind each weekday-and-hour distribution")
     public static let feedbackWeight = ParameterSpec(
-        "feedback_weight", .number(0 ... 1000), default: .number(1),
-        "evidence of a swipe that ends on a member, relative to a donation")
+        "feedback_weight", .number(0 ... 1000), default: .number(0),
+        "weight of a swipe to a member in the estimates, relative to a donation (any swipe renews the recency factor)")
     public static let tapWeight = ParameterSpec(
-        "tap_weight", .number(0 ... 1000), default: .number(1),
-        "evidence of a tap on a member, relative to a donation")
+        "tap_weight", .number(0 ... 1000), default: .number(0),
+        "weight of a tap on a member in the estimates, relative to a donation (any tap renews the recency factor)")
+    public static let hourLiftPrior = ParameterSpec(
+        "hour_lift_prior", .number(0 ... 1_000_000), default: .number(400),
+        "pseudo-observations, spread over the day, behind a member's and everyone's share of evidence at each hour")
     public static let relevanceWeight = ParameterSpec(
         "relevance_weight", .number(0 ... 1000), default: .number(2),
         "how much a relevance at the top of the member's own history multiplies its score (1 + weight × boost)")
 
     public static let relevanceDelay = ParameterSpec(
-        "relevance_delay", .duration(minimumMs: 0), default: .duration(10 * Milliseconds.minute),
-        "how long a member's current score must have been seen before its relevance boost counts")
+        "relevance_delay", .duration(minimumMs: 0), default: .duration(20 * Milliseconds.minute),
+        "how long a member's current score must have been in force (dated midway between views) before it boosts")
     public static let recencyWeight = ParameterSpec(
         "recency_weight", .number(0 ... 1000), default: .number(0.25),
         "how much fresh evidence for a member multiplies its score (1 + weight × 2^(−age/recency_half_life))")
@@ -74,19 +95,20 @@ public final class EmpiricalBayesRanking: RankingPolicy {
 
     public static let descriptor = RankingPolicyDescriptor(
         name: "empirical_bayes",
-        summary: "Weekday-and-hour Dirichlet-multinomial of donations, swipes and taps, shrunk toward the "
-            + "hour's, the person's all-hours and the stack order; × a boost for relevance high for that widget "
-            + "once seen for a while, × a factor for fresh evidence.",
+        summary: "Weekday-and-hour Dirichlet-multinomial of donations (swipes and taps at a weight), shrunk toward "
+            + "the hour's, the person's all-hours and the stack order; × the member's lift at the hour, × a boost "
+            + "for relevance high for that widget once in force for a while, × a factor for fresh evidence.",
         source: "ours (hierarchical empirical-Bayes shrinkage; starts as the person's stack order)",
         parameters: [
-            stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, relevanceWeight, relevanceDelay,
-            recencyWeight, recencyHalfLife,
+            stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, hourLiftPrior, relevanceWeight,
+            relevanceDelay, recencyWeight, recencyHalfLife,
         ],
         make: { p in
             EmpiricalBayesRanking(
                 stackPrior: p.number(stackPrior), hourPrior: p.number(hourPrior),
                 weekdayPrior: p.number(weekdayPrior), feedbackWeight: p.number(feedbackWeight),
-                tapWeight: p.number(tapWeight), relevanceWeight: p.number(relevanceWeight),
+                tapWeight: p.number(tapWeight), hourLiftPrior: p.number(hourLiftPrior),
+                relevanceWeight: p.number(relevanceWeight),
                 relevanceDelayMs: p.duration(relevanceDelay), recencyWeight: p.number(recencyWeight),
                 recencyHalfLifeMs: p.duration(recencyHalfLife))
         })
@@ -96,6 +118,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     let weekdayPrior: Double
     let feedbackWeight: Double
     let tapWeight: Double
+    let hourLiftPrior: Double
     let relevanceWeight: Double
     let relevanceDelayMs: Int64
     let recencyWeight: Double
@@ -113,25 +136,29 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     private var totalByHour: [Double] = []
     private var totalByWeekdayHour: [Double] = []
     private var scratch: [Double] = []
-    /// Each member's score at the latest view (nil for none) and the view at which that
-    /// score was first seen.
+    /// Each member's score at the latest view (nil for none) and when that score is
+    /// taken to have begun (midway between the view before it was first seen and that
+    /// view).
     private var seenScore: [Double?] = []
     private var seenSince: [SimTime] = []
+    /// The time of the latest view of this person, `.min` before the first.
+    private var previousView: SimTime = .min
     /// Time of each member's latest donation, swipe or tap, `.min` for none.
     private var lastEvidence: [SimTime] = []
 
     public init(
         stackPrior: Double, hourPrior: Double, weekdayPrior: Double, feedbackWeight: Double, tapWeight: Double,
-        relevanceWeight: Double, relevanceDelayMs: Int64 = 0, recencyWeight: Double = 0,
+        hourLiftPrior: Double, relevanceWeight: Double, relevanceDelayMs: Int64 = 0, recencyWeight: Double = 0,
         recencyHalfLifeMs: Int64 = 10 * Milliseconds.minute
     ) {
         precondition(stackPrior >= 0 && hourPrior >= 0 && weekdayPrior >= 0)
-        precondition(feedbackWeight >= 0 && tapWeight >= 0 && relevanceWeight >= 0)
+        precondition(feedbackWeight >= 0 && tapWeight >= 0 && hourLiftPrior >= 0 && relevanceWeight >= 0)
         self.stackPrior = stackPrior
         self.hourPrior = hourPrior
         self.weekdayPrior = weekdayPrior
         self.feedbackWeight = feedbackWeight
         self.tapWeight = tapWeight
+        self.hourLiftPrior = hourLiftPrior
         self.relevanceWeight = relevanceWeight
         self.relevanceDelayMs = relevanceDelayMs
         self.recencyWeight = recencyWeight
@@ -140,6 +167,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
 
     public func begin(members: Int, stream: RandomStream) {
         self.members = members
+        previousView = .min
         var harmonic = 0.0
         for m in 0 ..< members { harmonic += 1 / Double(m + 1) }
         stackShare.resetRankingState(count: members, to: 0)
@@ -187,17 +215,31 @@ public final class EmpiricalBayesRanking: RankingPolicy {
             evidenceByWeekdayHour[m * 168 + dh], totalByWeekdayHour[dh], strength: weekdayPrior, parent: h)
     }
 
-    /// Notes member `m`'s current score at a view at `now`: a new value starts its age.
+    /// Member `m`'s hour lift at local `hour`: the share of its evidence at that hour over
+    /// the share of all evidence there, each smoothed with `hour_lift_prior`
+    /// pseudo-observations spread evenly over the 24 hours (1 with no evidence).
+    func hourLift(_ m: Int, hour: Int) -> Double {
+        let k = hourLiftPrior
+        let own = evidenceAll[m] + k, all = totalAll + k
+        guard own > 0 else { return 1 }
+        let mine = (evidenceByHour[m * 24 + hour] + k / 24) / own
+        let everyone = (totalByHour[hour] + k / 24) / all
+        return everyone > 0 ? mine / everyone : 1
+    }
+
+    /// Notes member `m`'s current score at a view at `now`: a new value is taken to
+    /// have begun midway between the previous view and this one (at `now` for the
+    /// person's first view).
     @inline(__always)
     func note(_ m: Int, score: Double?, at now: SimTime) {
         if score != seenScore[m] {
             seenScore[m] = score
-            seenSince[m] = now
+            seenSince[m] = previousView == .min ? now : previousView + (now - previousView) / 2
         }
     }
 
     /// The relevance boost of member `m` at `now`: 0 … 1, positive only for a current
-    /// score above the middle of its own history that has been seen for at least
+    /// score above the middle of its own history that has been in force for at least
     /// `relevance_delay`.
     func boost(_ m: Int, at now: SimTime, history: StackHistory) -> Double {
         guard relevanceWeight != 0, let r = history.currentRelevance[m], r > 0,
@@ -217,18 +259,24 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         precondition(order.count == members, "rank called for a stack of another size than begin")
         let hour = view.hour, weekday = view.weekday, now = view.time
         for m in 0 ..< members { note(m, score: history.currentRelevance[m], at: now) }
+        previousView = now
         order.rankDescending(by: { m in
-            probability(m, hour: hour, weekday: weekday) * (1 + relevanceWeight * boost(m, at: now, history: history))
-                * recency(m, at: now)
+            probability(m, hour: hour, weekday: weekday) * hourLift(m, hour: hour)
+                * (1 + relevanceWeight * boost(m, at: now, history: history)) * recency(m, at: now)
         }, scratch: &scratch)
     }
 
+    /// A swipe or tap renews the member's recency factor, and counts in the estimates
+    /// with its weight.
     public func observe(_ outcome: ViewOutcome, history: StackHistory) {
         if let s = outcome.swipedTo {
+            lastEvidence[s] = outcome.time
             addEvidence(s, weight: feedbackWeight, at: outcome.time, hour: outcome.hour, weekday: outcome.weekday)
         }
         if outcome.tapped {
-            addEvidence(outcome.swipedTo ?? outcome.top, weight: tapWeight, at: outcome.time, hour: outcome.hour, weekday: outcome.weekday)
+            let t = outcome.swipedTo ?? outcome.top
+            lastEvidence[t] = outcome.time
+            addEvidence(t, weight: tapWeight, at: outcome.time, hour: outcome.hour, weekday: outcome.weekday)
         }
     }
 
