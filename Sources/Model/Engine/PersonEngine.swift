@@ -71,8 +71,7 @@ public final class PersonEngine: EventHandler {
     /// Running audio or navigation sessions per app.
     let audio: FlatBuffer<Int>
     var inStandBy = false
-    /// Each instance's state, one struct per instance so that a reload updates it with
-    /// one write.
+    /// Each instance's state, one struct per instance.
     let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
@@ -397,24 +396,25 @@ public final class PersonEngine: EventHandler {
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] += 1
         counts[day, widget: w, .energyMilli] += cost[w]
-        var state = instances[w]
+        // Each field is written in place (`instances` hands out its element's address):
+        // the timeline, most of the struct, only for a widget that has one.
         if charged {
             counts[day, widget: w, .charged] += 1
-            if state.exhaustedSince != .max {
-                addExhausted(w, from: state.exhaustedSince, to: t)
-                state.exhaustedSince = .max
+            let since = instances[w].exhaustedSince
+            if since != .max {
+                addExhausted(w, from: since, to: t)
+                instances[w].exhaustedSince = .max
             }
         }
-        let fresh = state.firstUnshownRandom != .max
-        state.firstUnshownRandom = .max
+        let fresh = instances[w].firstUnshownRandom != .max
+        instances[w].firstUnshownRandom = .max
         if fresh && spanned[w] { staleSpans.turnedFresh(w, day: day, counts: counts) }
-        state.hadReload = true
+        instances[w].hadReload = true
         let coverageEnd = t + horizon[w]
         if hasPredictable[w] {
-            state.timeline = ContentTimeline(
+            instances[w].timeline = ContentTimeline(
                 reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
         }
-        instances[w] = state
         pending[w] = PendingRequest()
         if hasRelevance[w] {
             relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
@@ -427,7 +427,7 @@ public final class PersonEngine: EventHandler {
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
-            let last = hasPredictable[w] ? state.timeline.lastEntry(changes: predictableChanges(w)) : t
+            let last = hasPredictable[w] ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
             queue.schedule(at: max(last, t + entrySpacing[w]), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
