@@ -15,9 +15,15 @@ public typealias SimTime = Int64
 /// are dropped, uncounted, when they reach the top (lazy deletion), so neither
 /// operation searches the heap.
 ///
-/// **No allocation per event.** Entries are values stored inline in one array; after
-/// the array has grown to the largest number of pending events, scheduling and
-/// popping allocate nothing.
+/// **No allocation per event.** Entries are values stored inline in one buffer; after
+/// it has grown to the largest number of pending events, scheduling and popping
+/// allocate nothing.
+///
+/// **Value semantics, one check per operation.** The entries and the slots' state live
+/// in one buffer object that a copy of the queue shares until either copy changes:
+/// every mutating operation first makes its buffer unique (copying it if shared), then
+/// works through pointers, so an operation pays one uniqueness check however many
+/// entries it moves.
 public struct EventQueue<Payload> {
     /// One pending event. `key` packs the ordering into one 128-bit integer: the
     /// time (sign bit flipped, so negative times sort first) in the high 64 bits, the
@@ -52,74 +58,147 @@ public struct EventQueue<Payload> {
         func precedes(_ other: Entry) -> Bool { key < other.key }
     }
 
-    @usableFromInline var heap: [Entry] = []
-    @usableFromInline var nextSequence: UInt64 = 1
-    /// The sequence number of each slot's live event, or 0 when the slot is empty.
-    @usableFromInline var slotSequence: [UInt64]
-    /// The due time of each slot's live event (meaningful only when the slot is live).
-    @usableFromInline var slotTime: [SimTime]
-    /// True while the top entry has been handed out by `popNext` but not yet removed:
-    /// the next `schedule` overwrites it in place (one sift-down instead of a
-    /// sift-down plus a sift-up), and the next `popNext` removes it.
-    @usableFromInline var topIsConsumed = false
+    /// The queue's state: the heap's entries (the first `count` of `capacity`), each
+    /// slot's live sequence and due time, and the counters.
+    @usableFromInline
+    final class Buffer {
+        @usableFromInline var entries: UnsafeMutablePointer<Entry>
+        @usableFromInline var count = 0
+        @usableFromInline var capacity: Int
+        /// The sequence number of each slot's live event, or 0 when the slot is empty.
+        @usableFromInline var slotSequence: UnsafeMutablePointer<UInt64>
+        /// The due time of each slot's live event (meaningful only when the slot is live).
+        @usableFromInline var slotTime: UnsafeMutablePointer<SimTime>
+        @usableFromInline var slots: Int
+        @usableFromInline var nextSequence: UInt64 = 1
+        /// True while the top entry has been handed out by `popNext` but not yet
+        /// removed: the next `schedule` overwrites it in place (one sift-down instead of
+        /// a sift-down plus a sift-up), and the next `popNext` removes it.
+        @usableFromInline var topIsConsumed = false
+
+        @usableFromInline
+        init(slots: Int, capacity: Int) {
+            self.capacity = Swift.max(capacity, 4)
+            entries = .allocate(capacity: self.capacity)
+            self.slots = slots
+            slotSequence = .allocate(capacity: Swift.max(slots, 1))
+            slotSequence.initialize(repeating: 0, count: slots)
+            slotTime = .allocate(capacity: Swift.max(slots, 1))
+            slotTime.initialize(repeating: 0, count: slots)
+        }
+
+        /// A buffer with the same state, for a copy of the queue about to change.
+        @usableFromInline
+        func copy() -> Buffer {
+            let other = Buffer(slots: slots, capacity: capacity)
+            other.entries.initialize(from: entries, count: count)
+            other.count = count
+            other.slotSequence.update(from: slotSequence, count: slots)
+            other.slotTime.update(from: slotTime, count: slots)
+            other.nextSequence = nextSequence
+            other.topIsConsumed = topIsConsumed
+            return other
+        }
+
+        /// Room for one more entry.
+        @usableFromInline
+        func grow() {
+            let larger = UnsafeMutablePointer<Entry>.allocate(capacity: 2 * capacity)
+            larger.moveInitialize(from: entries, count: count)
+            entries.deallocate()
+            entries = larger
+            capacity *= 2
+        }
+
+        /// Empties the heap and every slot, with `slots` slots from now on.
+        @usableFromInline
+        func clear(slots newSlots: Int) {
+            entries.deinitialize(count: count)
+            count = 0
+            topIsConsumed = false
+            nextSequence = 1
+            if newSlots != slots {
+                slotSequence.deallocate()
+                slotTime.deallocate()
+                slots = newSlots
+                slotSequence = .allocate(capacity: Swift.max(slots, 1))
+                slotTime = .allocate(capacity: Swift.max(slots, 1))
+                slotTime.initialize(repeating: 0, count: slots)
+            }
+            slotSequence.initialize(repeating: 0, count: slots)
+        }
+
+        deinit {
+            entries.deinitialize(count: count)
+            entries.deallocate()
+            slotSequence.deallocate()
+            slotTime.deallocate()
+        }
+    }
+
+    @usableFromInline var buffer: Buffer
 
     /// The number of distinct ranks: ranks are `0 ..< rankLimit`.
     public static var rankLimit: Int { 256 }
 
     /// Creates an empty queue with `slots` supersedable slots (numbered `0 ..< slots`).
     public init(slots: Int = 0, reservingCapacity capacity: Int = 0) {
-        slotSequence = Array(repeating: 0, count: slots)
-        slotTime = Array(repeating: 0, count: slots)
-        heap.reserveCapacity(capacity)
+        buffer = Buffer(slots: slots, capacity: capacity)
     }
 
     /// Entries in the heap, including superseded ones not yet dropped. O(1).
-    @inlinable public var storedCount: Int { heap.count - (topIsConsumed ? 1 : 0) }
+    @inlinable public var storedCount: Int { buffer.count - (buffer.topIsConsumed ? 1 : 0) }
 
     /// True when no entry, live or superseded, is stored. O(1).
     @inlinable public var isEmpty: Bool { storedCount == 0 }
 
+    /// Makes the buffer this queue's own before a change (a copy shares it until then).
+    @inlinable @inline(__always)
+    mutating func unique() -> Buffer {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+        return buffer
+    }
+
     /// Removes every event and empties every slot, keeping the allocated storage. O(slots).
     public mutating func removeAll(slots: Int? = nil) {
-        heap.removeAll(keepingCapacity: true)
-        topIsConsumed = false
-        nextSequence = 1
-        let count = slots ?? slotSequence.count
-        if count == slotSequence.count {
-            for i in slotSequence.indices { slotSequence[i] = 0 }
-        } else {
-            slotSequence = Array(repeating: 0, count: count)
-            slotTime = Array(repeating: 0, count: count)
-        }
+        let b = unique()
+        b.clear(slots: slots ?? b.slots)
     }
 
     /// Schedules `payload` at `time` with same-time `rank`, outside any slot.
     /// O(log n).
     @inlinable
     public mutating func schedule(at time: SimTime, rank: UInt8, _ payload: Payload) {
-        insert(Entry(time: time, order: makeOrder(rank), slot: -1, payload: payload))
+        let b = unique()
+        Self.insert(Entry(time: time, order: Self.makeOrder(b, rank), slot: -1, payload: payload), into: b)
     }
 
     /// Schedules `payload` at `time` in `slot`, superseding the slot's live event if
     /// it has one. O(log n).
     @inlinable
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
-        let order = makeOrder(rank)
-        slotSequence[slot] = order & Self.sequenceMask
-        slotTime[slot] = time
-        insert(Entry(time: time, order: order, slot: Int32(truncatingIfNeeded: slot), payload: payload))
+        let b = unique()
+        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
+        let order = Self.makeOrder(b, rank)
+        b.slotSequence[slot] = order & Self.sequenceMask
+        b.slotTime[slot] = time
+        Self.insert(Entry(time: time, order: order, slot: Int32(truncatingIfNeeded: slot), payload: payload), into: b)
     }
 
     /// Withdraws the live event of `slot`, if any. O(1).
     @inlinable
     public mutating func cancel(slot: Int) {
-        slotSequence[slot] = 0
+        let b = unique()
+        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
+        b.slotSequence[slot] = 0
     }
 
     /// The due time of `slot`'s live event, or nil when the slot is empty. O(1).
     @inlinable
     public func pendingTime(slot: Int) -> SimTime? {
-        slotSequence[slot] == 0 ? nil : slotTime[slot]
+        let b = buffer
+        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
+        return b.slotSequence[slot] == 0 ? nil : b.slotTime[slot]
     }
 
     /// Removes and returns the earliest live event, skipping superseded and cancelled
@@ -143,107 +222,127 @@ public struct EventQueue<Payload> {
     /// live entry has that key, so every entry is either before it or after it.
     @inlinable
     mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
-        if topIsConsumed {
-            removeTop()
-            topIsConsumed = false
+        // Most calls find nothing due: they read, and change nothing.
+        if nothingDue(beforeKey: limit) { return nil }
+        let b = unique()
+        if b.topIsConsumed {
+            Self.removeTop(b)
+            b.topIsConsumed = false
         }
-        while let top = heap.first {
+        while b.count > 0 {
+            let top = b.entries[0]
             if top.slot >= 0 {
                 let slot = Int(top.slot)
-                if slotSequence[slot] != top.sequence {
-                    removeTop()  // superseded or cancelled
+                if b.slotSequence[slot] != top.sequence {
+                    Self.removeTop(b)  // superseded or cancelled
                     continue
                 }
                 if top.key >= limit { return nil }
-                slotSequence[slot] = 0  // delivered: the slot is empty again
+                b.slotSequence[slot] = 0  // delivered: the slot is empty again
             } else if top.key >= limit {
                 return nil
             }
-            topIsConsumed = true
+            b.topIsConsumed = true
             return (top.time, top.payload)
         }
         return nil
     }
 
-    // MARK: - Heap mechanics
+    /// Whether `popNext(beforeKey: limit)` would find nothing and change nothing: no
+    /// consumed top to remove, and a top that is live and not before `limit` (or none).
+    @inlinable @inline(__always)
+    func nothingDue(beforeKey limit: UInt128) -> Bool {
+        let b = buffer
+        if b.topIsConsumed { return false }
+        guard b.count > 0 else { return true }
+        let top = b.entries[0]
+        return top.key >= limit && (top.slot < 0 || b.slotSequence[Int(top.slot)] == top.sequence)
+    }
+
+    // MARK: - Heap mechanics (on a buffer already unique)
 
     @usableFromInline static var sequenceMask: UInt64 { (1 << 56) - 1 }
 
     @inlinable @inline(__always)
-    mutating func makeOrder(_ rank: UInt8) -> UInt64 {
-        let sequence = nextSequence
-        nextSequence &+= 1
+    static func makeOrder(_ b: Buffer, _ rank: UInt8) -> UInt64 {
+        let sequence = b.nextSequence
+        b.nextSequence &+= 1
         return UInt64(rank) << 56 | sequence
     }
 
     @inlinable
-    mutating func insert(_ entry: Entry) {
-        if topIsConsumed {
-            topIsConsumed = false
-            siftDown(entry, from: 0)
+    static func insert(_ entry: Entry, into b: Buffer) {
+        if b.topIsConsumed {
+            b.topIsConsumed = false
+            siftDown(entry, from: 0, in: b)
         } else {
-            heap.append(entry)
-            siftUp(from: heap.count - 1)
+            if b.count == b.capacity { b.grow() }
+            (b.entries + b.count).initialize(to: entry)
+            b.count += 1
+            siftUp(from: b.count - 1, in: b)
         }
     }
 
     @inlinable
-    mutating func removeTop() {
-        let last = heap.removeLast()
-        if !heap.isEmpty { siftDown(last, from: 0) }
+    static func removeTop(_ b: Buffer) {
+        b.count -= 1
+        let last = (b.entries + b.count).move()
+        // With entries left, `last` takes the top's place (the top is overwritten);
+        // otherwise it was the top, and is dropped here.
+        if b.count > 0 { siftDown(last, from: 0, in: b) }
     }
 
+    /// Moves the entry at `start` up until the heap property holds.
     @inlinable
-    mutating func siftUp(from start: Int) {
-        heap.withUnsafeMutableBufferPointer { h in
-            var child = start
-            let entry = h[child]
-            while child > 0 {
-                let parent = (child - 1) >> 2
-                if !entry.precedes(h[parent]) { break }
-                h[child] = h[parent]
-                child = parent
-            }
-            h[child] = entry
+    static func siftUp(from start: Int, in b: Buffer) {
+        let h = b.entries
+        var child = start
+        let entry = h[child]
+        while child > 0 {
+            let parent = (child - 1) >> 2
+            if !entry.precedes(h[parent]) { break }
+            h[child] = h[parent]
+            child = parent
         }
+        h[child] = entry
     }
 
-    /// Places `entry` at `start` and moves it down until the heap property holds.
-    /// The smallest of up to four children is chosen with conditional moves rather
-    /// than branches: on random keys a branch per comparison mispredicts half the time.
+    /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
+    /// heap property holds. The smallest of up to four children is chosen with
+    /// conditional moves rather than branches: on random keys a branch per comparison
+    /// mispredicts half the time.
     @inlinable
-    mutating func siftDown(_ entry: Entry, from start: Int) {
-        heap.withUnsafeMutableBufferPointer { h in
-            let count = h.count
-            var hole = start
-            let key = entry.key
-            while true {
-                let first = 4 * hole + 1
-                if first >= count { break }
-                var best = first
-                var bestKey = h[first].key
-                if first + 3 < count {
-                    let k1 = h[first + 1].key, k2 = h[first + 2].key, k3 = h[first + 3].key
-                    let a = k1 < bestKey
-                    best = a ? first + 1 : best
-                    bestKey = a ? k1 : bestKey
-                    let low23 = k3 < k2 ? first + 3 : first + 2
-                    let low23Key = k3 < k2 ? k3 : k2
-                    let b = low23Key < bestKey
-                    best = b ? low23 : best
-                    bestKey = b ? low23Key : bestKey
-                } else {
-                    var c = first + 1
-                    while c < count {
-                        if h[c].key < bestKey { best = c; bestKey = h[c].key }
-                        c += 1
-                    }
+    static func siftDown(_ entry: Entry, from start: Int, in b: Buffer) {
+        let h = b.entries
+        let count = b.count
+        var hole = start
+        let key = entry.key
+        while true {
+            let first = 4 * hole + 1
+            if first >= count { break }
+            var best = first
+            var bestKey = h[first].key
+            if first + 3 < count {
+                let k1 = h[first + 1].key, k2 = h[first + 2].key, k3 = h[first + 3].key
+                let a = k1 < bestKey
+                best = a ? first + 1 : best
+                bestKey = a ? k1 : bestKey
+                let low23 = k3 < k2 ? first + 3 : first + 2
+                let low23Key = k3 < k2 ? k3 : k2
+                let b = low23Key < bestKey
+                best = b ? low23 : best
+                bestKey = b ? low23Key : bestKey
+            } else {
+                var c = first + 1
+                while c < count {
+                    if h[c].key < bestKey { best = c; bestKey = h[c].key }
+                    c += 1
                 }
-                if !(bestKey < key) { break }
-                h[hole] = h[best]
-                hole = best
             }
-            h[hole] = entry
+            if !(bestKey < key) { break }
+            h[hole] = h[best]
+            hole = best
         }
+        h[hole] = entry
     }
 }

@@ -187,6 +187,30 @@ import WidgetSimKernel
         do { let popped = q.popDelivery(before: 100); #expect(popped == Delivery(time: 99, id: 2)) }
     }
 
+    // MARK: - Value semantics
+
+    /// A copy shares its storage with the original until either changes; then each has
+    /// its own events and slots, a consumed top included.
+    @Test func copiesAreIndependent() {
+        var a = EventQueue<Int>(slots: 2)
+        a.schedule(at: 5, rank: 0, slot: 0, 1)
+        a.schedule(at: 7, rank: 0, 2)
+        a.schedule(at: 1, rank: 0, 3)
+        do { let popped = a.popDelivery(); #expect(popped == Delivery(time: 1, id: 3)) }
+        var b = a  // shares the storage, the consumed top with it
+        b.cancel(slot: 0)
+        b.schedule(at: 6, rank: 0, slot: 1, 4)
+        let c = b
+        #expect(a.pendingTime(slot: 0) == 5 && a.pendingTime(slot: 1) == nil)
+        #expect(c.pendingTime(slot: 0) == nil && c.pendingTime(slot: 1) == 6)
+        let (fromA, heldA) = a.drain()
+        let (fromB, heldB) = b.drain()
+        #expect(heldA && heldB)
+        #expect(fromA == [Delivery(time: 5, id: 1), Delivery(time: 7, id: 2)])
+        #expect(fromB == [Delivery(time: 6, id: 4), Delivery(time: 7, id: 2)])
+        #expect(c.storedCount == 3 && c.pendingTime(slot: 1) == 6)
+    }
+
     // MARK: - Bounds
 
     @Test func popBeforeLimitExcludesTheLimit() {
