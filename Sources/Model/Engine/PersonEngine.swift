@@ -525,7 +525,12 @@ public final class PersonEngine: EventHandler {
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         let interestRow = interestByHour ? weekday * 24 + hour : index
-        // `order` holds the n members from `init` on: reset in place, no allocation.
+        // `order` holds the n members from `init` on: reset in place, no allocation. It is
+        // moved out of the engine for the view and back (no copy), so that its writes
+        // find it unshared and handing it on retains nothing.
+        var order = self.order
+        self.order = []
+        defer { self.order = order }
         for k in 0 ..< n { order[k] = k }
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
@@ -547,13 +552,13 @@ public final class PersonEngine: EventHandler {
                 time: t, hour: hour, weekday: weekday,
                 groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
             ranking.rank(context, history: history, order: &order)
-            if anyAdded { putAbsentLast(at: t) }
+            if anyAdded { putAbsentLast(&order, at: t) }
             // The ranking proposes; the governor decides what is on top.
             top = governor.choose(order, home: home, at: t, history: history)
-            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, at: t) }
+            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, order: order, at: t) }
             order.moveToFront(top)
         } else if anyAdded {
-            putAbsentLast(at: t)
+            putAbsentLast(&order, at: t)
         }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
         let topStale = seen(members[top], at: t, day: day)
@@ -620,7 +625,7 @@ public final class PersonEngine: EventHandler {
     /// Why `wanted` is not on top when the governor put `top` there: the governor's
     /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
     /// own choice (no signal for `wanted` yet, or outranked).
-    func missedReason(_ wanted: Int, top: Int, at t: SimTime) -> MissedViewReason {
+    func missedReason(_ wanted: Int, top: Int, order: [Int], at t: SimTime) -> MissedViewReason {
         var proposedAhead = false
         for m in order {
             if m == top { break }
@@ -638,7 +643,7 @@ public final class PersonEngine: EventHandler {
     }
 
     /// Members not yet added to the stack go to the end of `order`, in their order.
-    func putAbsentLast(at t: SimTime) {
+    func putAbsentLast(_ order: inout [Int], at t: SimTime) {
         var k = 0
         for j in 0 ..< order.count where t >= addedAt[members[order[j]]] {
             let m = order[j]
