@@ -253,16 +253,16 @@ public final class PersonEngine: EventHandler {
         // reference to it is held (retained) across those calls.
         switch p {
         case .timeChange:
-            counts[day, .timeChanges] += 1
+            counts[day, .timeChanges] &+= 1
             traceEvent(t, p, widget: -1, "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day, queue: &queue) }
         case .environmentChange:
-            counts[day, .environmentChanges] += 1
+            counts[day, .environmentChanges] &+= 1
             traceEvent(t, p, widget: -1, "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day, queue: &queue) }
         case .contentChange:
             let x = Int(world.randomChanges[i].widget)
-            counts[day, .contentChanges] += 1
+            counts[day, .contentChanges] &+= 1
             if instances[x].firstUnshownRandom == .max {
                 instances[x].firstUnshownRandom = t
                 if spanned[x] { staleSpans.turnedStale(x, day: day) }
@@ -271,11 +271,11 @@ public final class PersonEngine: EventHandler {
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
-            counts[day, .pushes] += 1
+            counts[day, .pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
             if reason == .background && !pushThrottle.deliver(app: appOf[x], at: t) {
-                counts[day, refusal: .pushThrottled] += 1
+                counts[day, refusal: .pushThrottled] &+= 1
                 traceEvent(t, p, widget: x, "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
                 return
             }
@@ -289,10 +289,10 @@ public final class PersonEngine: EventHandler {
         case .sessionStart:
             let session = world.sessions[i]
             let x = Int(session.widget)
-            counts[day, .sessions] += 1
+            counts[day, .sessions] &+= 1
             foreground[appOf[x]] += 1
             if session.donates {
-                counts[day, .donations] += 1
+                counts[day, .donations] &+= 1
                 // The intent reaches the stack only when it matches a configured member.
                 let target = Int(session.donatedInstance)
                 let m = target >= 0 ? memberOf[target] : -1
@@ -314,7 +314,7 @@ public final class PersonEngine: EventHandler {
             request(x, .widgetAdded, at: t, day: day, queue: &queue)
         case .audioStart:
             let x = Int(world.audioStarts[i].widget)
-            counts[day, .audioSessions] += 1
+            counts[day, .audioSessions] &+= 1
             audio[appOf[x]] += 1
             traceEvent(t, p, widget: x, "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day, queue: &queue) }
@@ -345,8 +345,8 @@ public final class PersonEngine: EventHandler {
             return
         }
         if reason == .background, pending[w].background {
-            counts[day, widget: w, .coalesced] += 1
-            counts[day, refusal: .coalescedIntoPending] += 1
+            counts[day, widget: w, .coalesced] &+= 1
+            counts[day, refusal: .coalescedIntoPending] &+= 1
             traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
             return
         }
@@ -355,17 +355,17 @@ public final class PersonEngine: EventHandler {
             reload(w, reason, charged: true, at: t, day: day, queue: &queue)
         case .deferUntil(let until, let why):
             let at = max(until, t + 1)
-            counts[day, widget: w, .deferred] += 1
+            counts[day, widget: w, .deferred] &+= 1
             counts[day, widget: w, .deferralMs] += at - t
-            counts[day, refusal: why] += 1
+            counts[day, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             let merged = !pending[w].isEmpty
             let due = deferRequest(w, reason, to: at, queue: &queue)
             traceRequest(t, w, reason, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
                          : "deferred \(DurationText.format(at - t))", reason: why.label)
         case .deny(let why):
-            counts[day, widget: w, .denied] += 1
-            counts[day, refusal: why] += 1
+            counts[day, widget: w, .denied] &+= 1
+            counts[day, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             traceRequest(t, w, reason, "denied", reason: why.label)
         }
@@ -394,12 +394,12 @@ public final class PersonEngine: EventHandler {
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
-        counts[day, widget: w, WidgetCounter.reload(reason)] += 1
+        counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
         counts[day, widget: w, .energyMilli] += cost[w]
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
         if charged {
-            counts[day, widget: w, .charged] += 1
+            counts[day, widget: w, .charged] &+= 1
             let since = instances[w].exhaustedSince
             if since != .max {
                 addExhausted(w, from: since, to: t)
@@ -476,10 +476,10 @@ public final class PersonEngine: EventHandler {
     }
 
     func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
-        counts[day, widget: w, .views] += 1
+        counts[day, widget: w, .views] &+= 1
         budget.didView(instance: w, at: t)
         if let since = staleSince(w, at: t) {
-            counts[day, widget: w, .staleViews] += 1
+            counts[day, widget: w, .staleViews] &+= 1
             counts[day, widget: w, .stalenessMs] += t - since
             return true
         }
@@ -499,13 +499,13 @@ public final class PersonEngine: EventHandler {
     /// Counts a view for stack member `w`, and whether its content would be stale if shown.
     @inline(__always)
     func memberSeen(_ w: Int, at t: SimTime, day: Int) {
-        counts[day, widget: w, .memberViews] += 1
-        if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] += 1 }
+        counts[day, widget: w, .memberViews] &+= 1
+        if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] &+= 1 }
     }
 
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
-        counts[day, .views] += 1
-        if v.standBy { counts[day, .standByViews] += 1 }
+        counts[day, .views] &+= 1
+        if v.standBy { counts[day, .standByViews] &+= 1 }
         // By index: a for-in loop over the array property retains it at every view.
         for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
             _ = seen(standalone[j], at: t, day: day)
@@ -535,7 +535,7 @@ public final class PersonEngine: EventHandler {
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
         let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
-        if Int(v.wanted) >= n { counts[day, missed: .notInStack] += 1 }
+        if Int(v.wanted) >= n { counts[day, missed: .notInStack] &+= 1 }
         // The stack's own top: the person's first member already added.
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
@@ -562,32 +562,32 @@ public final class PersonEngine: EventHandler {
         }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
         let topStale = seen(members[top], at: t, day: day)
-        if topStale { counts[day, .staleTopViews] += 1 }
+        if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
         if wanted >= 0 {
-            counts[day, .viewsWanted] += 1
+            counts[day, .viewsWanted] &+= 1
             var position = 0  // `order` is a permutation of the members: it holds `wanted`
             while order[position] != wanted { position += 1 }
             if position == 0 {
-                counts[day, .hits] += 1
-                if topStale { counts[day, missed: .staleContent] += 1 }
+                counts[day, .hits] &+= 1
+                if topStale { counts[day, missed: .staleContent] &+= 1 }
             } else {
-                counts[day, missed: missed] += 1
+                counts[day, missed: missed] &+= 1
             }
-            if position < 3 { counts[day, .top3Hits] += 1 }
+            if position < 3 { counts[day, .top3Hits] &+= 1 }
             counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
         }
         if let previous = lastTop, previous != top {
-            counts[day, .rotations] += 1
-            if wanted == top { counts[day, .rotationHits] += 1 }
-            if topStale { counts[day, .rotationsToStale] += 1 }
+            counts[day, .rotations] &+= 1
+            if wanted == top { counts[day, .rotationHits] &+= 1 }
+            if topStale { counts[day, .rotationsToStale] &+= 1 }
         }
         lastTop = top
         var swipedTo: Int? = nil
         if wanted >= 0 && wanted != top && v.wouldSwipe {
             swipedTo = wanted
-            counts[day, .swipes] += 1
+            counts[day, .swipes] &+= 1
             governor.swiped(at: t)
             _ = seen(members[wanted], at: t, day: day)
         }
@@ -595,7 +595,7 @@ public final class PersonEngine: EventHandler {
         let shown = swipedTo ?? top
         if wanted == shown && v.wouldTap && interactive[members[shown]] {
             tapped = shown
-            counts[day, .taps] += 1
+            counts[day, .taps] &+= 1
         }
         if activeTrace != nil {
             var text = "top \(scenario.widgets[members[top]].id)"
@@ -657,8 +657,8 @@ public final class PersonEngine: EventHandler {
     /// `WidgetSuggestions`); the suggested instance is seen.
     func suggest(_ suggestions: WidgetSuggestions, _ v: ViewRecord, at t: SimTime, day: Int) {
         guard let j = suggestions.suggestion(at: t) else { return }
-        counts[day, .suggestionsShown] += 1
-        if Int(v.wanted) == members.count + j { counts[day, .suggestionsWanted] += 1 }
+        counts[day, .suggestionsShown] &+= 1
+        if Int(v.wanted) == members.count + j { counts[day, .suggestionsWanted] &+= 1 }
         _ = seen(suggestable[j], at: t, day: day)
     }
 

@@ -235,6 +235,9 @@ final class RunningCounts {
 
     // Indices use wrapping arithmetic: they are small (days × widgets × counters of one
     // run), and checking each product for overflow costs more than the count itself.
+    // The engine counts occurrences (`+= 1`) with wrapping additions too: one run cannot
+    // reach 2^63 of anything it does one at a time. Sums of amounts (durations, energy)
+    // keep their overflow check, as do the totals over people (`PairTotals`).
 
     @inline(__always)
     subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
