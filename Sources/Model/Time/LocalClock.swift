@@ -93,6 +93,23 @@ public struct LocalClock: Sendable {
         return (hour, weekday)
     }
 
+    /// Local hour 0…23 and weekday (Monday = 0) of `t`, as `hourAndWeekday(t)`, with the
+    /// first time after `t` at which they may change: the start of the next local hour
+    /// or of the clock's next piece, whichever comes first. Every time in `[t, until)`
+    /// has the same hour and weekday, so times in order need ask again only from `until`.
+    @inlinable
+    public func hourSpan(_ t: SimTime) -> (hour: Int, weekday: Int, until: SimTime) {
+        let i = pieceIndex(t)
+        let offset = pieces[i].offset
+        let local = epochMs + t + offset
+        let days = local >= 0 ? local / Milliseconds.day : Self.floorDiv(local, Milliseconds.day)
+        let hour = (local - days * Milliseconds.day) / Milliseconds.hour
+        let weekday = days >= 0 ? Int((days + 3) % 7) : Int(((days + 3) % 7 + 7) % 7)
+        let hourEnd = days * Milliseconds.day + (hour + 1) * Milliseconds.hour - epochMs - offset
+        let until = i + 1 < pieces.count ? min(hourEnd, pieces[i + 1].start) : hourEnd
+        return (Int(hour), weekday, until)
+    }
+
     @inlinable
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b

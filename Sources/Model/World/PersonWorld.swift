@@ -379,21 +379,19 @@ public final class WorldBuilder {
             times.sort()
         }
         var standByIndex = 0
-        // The loop fills local arrays, moved out of the world and the builder and back
-        // (no copy is made): an append to a class's array property checks that the
-        // array is not shared every time, an append to a local one need not.
+        // The λ rows of views whose λ is worked out at each view go to a local array,
+        // moved out of the world and the builder and back (no copy is made): an append
+        // to a class's array property checks that the array is not shared every time,
+        // an append to a local one need not.
         let byHour = !stackSums.isEmpty
-        var views = w.views, viewInterest = byHour ? [] : w.viewInterest, lambda = self.lambda
-        w.views = []
+        var viewInterest = byHour ? [] : w.viewInterest, lambda = self.lambda
         w.viewInterest = []
         self.lambda = []
         defer {
-            w.views = views
             w.viewInterest = byHour ? stackInterest : viewInterest
             w.interestByHour = byHour
             self.lambda = lambda
         }
-        views.removeAll(keepingCapacity: true)
         viewInterest.removeAll(keepingCapacity: true)
         let clock = w.clock
         let wantedDraws = stream(StreamProcess.wanted)
@@ -408,61 +406,79 @@ public final class WorldBuilder {
         let none = s.person.noInterest
         let n = stackMembers.count
         let starts = w.standByStarts, ends = w.standByEnds
-        // The by-hour table through a pointer: a slice of the array property would
-        // retain it at every view.
-        stackInterest.withUnsafeBufferPointer { table in
-            for t in times {
-                while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
-                let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
-                let (hour, weekday) = clock.hourAndWeekday(t)
-                // The members' λ and their sums: looked up when they depend on the hour and
-                // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
-                var lambdaRow: ArraySlice<Double> = []
-                let sums: StackSums
-                // λ of the widgets placed nowhere (`suggestable`), which people may want too.
-                var placedNowhere = 0.0
-                if byHour {
-                    sums = stackSums[weekday * 24 + hour]
-                } else {
-                    _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-                    let first = viewInterest.count
-                    for m in stackMembers { viewInterest.append(lambda[m]) }
-                    lambdaRow = viewInterest[first...]
-                    for x in suggestable { placedNowhere += lambda[x] }
-                    sums = StackSums(lambdaRow, noInterest: none + placedNowhere)
-                }
-                // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
-                let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
-                var wanted = -1
-                if u >= none && placedNowhere > 0 && u - none >= sums.total {
-                    var v = u - none - sums.total
-                    var j = 0
-                    while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
-                        v -= lambda[suggestable[j]]
-                        j += 1
+        // The local hour and weekday hold from one view to the next until `until` (see
+        // `LocalClock.hourSpan`), and so, when λ depends on them alone, do the stack's
+        // sums and the row of λ.
+        var hour = 0, weekday = 0, until = SimTime.min
+        var hourSums = StackSums()
+        var hourRow = UnsafeBufferPointer<Double>(start: nil, count: 0)
+        // Every arrival is a view: the records are written once each into an array of
+        // that many, and the by-hour table is read through a pointer (a slice of the
+        // array property would retain it at every view).
+        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
+            stackInterest.withUnsafeBufferPointer { table in
+                for (k, t) in times.enumerated() {
+                    while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+                    let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
+                    if t >= until {
+                        (hour, weekday, until) = clock.hourSpan(t)
+                        if byHour {
+                            let row = weekday * 24 + hour
+                            hourSums = stackSums[row]
+                            hourRow = UnsafeBufferPointer(rebasing: table[row * n ..< row * n + n])
+                        }
                     }
-                    wanted = n + j
-                } else if u >= none && sums.total > 0 {
+                    // The members' λ and their sums: looked up when they depend on the hour
+                    // and weekday only, worked out at t (and kept in `viewInterest`) otherwise.
+                    let sums: StackSums
+                    // λ of the widgets placed nowhere (`suggestable`), which people may want too.
+                    var placedNowhere = 0.0
+                    // Where this view's row starts in `viewInterest`.
+                    var first = 0
                     if byHour {
-                        let row = weekday * 24 + hour
-                        wanted = RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: table[row * n ..< row * n + n]))
+                        sums = hourSums
                     } else {
-                        wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
+                        _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
+                        first = viewInterest.count
+                        for m in stackMembers { viewInterest.append(lambda[m]) }
+                        for x in suggestable { placedNowhere += lambda[x] }
+                        sums = StackSums(viewInterest[first...], noInterest: none + placedNowhere)
                     }
+                    // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
+                    let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
+                    var wanted = -1
+                    if u >= none && placedNowhere > 0 && u - none >= sums.total {
+                        var v = u - none - sums.total
+                        var j = 0
+                        while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
+                            v -= lambda[suggestable[j]]
+                            j += 1
+                        }
+                        wanted = n + j
+                    } else if u >= none && sums.total > 0 {
+                        if byHour {
+                            wanted = RandomStream.inverse(u - none, weights: hourRow)
+                        } else {
+                            wanted = viewInterest.withUnsafeBufferPointer {
+                                RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: $0[first ..< first + n]))
+                            }
+                        }
+                    }
+                    let swipe: Bool, tap: Bool
+                    if feedbackIsFixed {
+                        swipe = swipeAlways
+                        tap = tapAlways
+                    } else {
+                        swipe = feedback.uniform() < swipeP
+                        tap = feedback.uniform() < tapP
+                    }
+                    (out.baseAddress! + k).initialize(to: ViewRecord(
+                        time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
+                        wouldSwipe: swipe, wouldTap: tap,
+                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
                 }
-                let swipe: Bool, tap: Bool
-                if feedbackIsFixed {
-                    swipe = swipeAlways
-                    tap = tapAlways
-                } else {
-                    swipe = feedback.uniform() < s.person.swipeProbability
-                    tap = feedback.uniform() < s.person.tapProbability
-                }
-                views.append(ViewRecord(
-                    time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
-                    wouldSwipe: swipe, wouldTap: tap,
-                    bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
             }
+            filled = times.count
         }
     }
 
@@ -609,6 +625,9 @@ struct StackSums {
     var best = 0.0
     var bestChanceNano: Int64 = 0
     var wantedChanceNano: Int64 = 0
+
+    /// Nothing wanted: every sum 0.
+    init() {}
 
     /// From the members' λ in member order; `noInterest` is λ of wanting none.
     init(_ lambda: ArraySlice<Double>, noInterest: Double) {
