@@ -62,6 +62,8 @@ public final class PersonWorld {
     public internal(set) var sessions: [SessionRecord] = []
     /// Session ends in time order, with the session's widget.
     public internal(set) var sessionEnds: [WidgetMoment] = []
+    /// Every widget's random content changes, and their pushes, by time then widget
+    /// (laid out with the world's order, `WorldOrder.merge`).
     public internal(set) var randomChanges: [WidgetMoment] = []
     public internal(set) var pushes: [WidgetMoment] = []
     /// Each widget's scheduled (predictable, known-ahead) changes, sorted.
@@ -245,7 +247,7 @@ public final class WorldBuilder {
             w.additions.append(WidgetMoment(time: addedAt[i], widget: Int32(i)))
         }
         w.additions.sort()
-        w.order.merge(w, before: end)
+        w.order.merge(w, changes: changeTimes, before: end)
         return w
     }
 
@@ -288,36 +290,6 @@ public final class WorldBuilder {
                 pushTimes.sort()
             }
             w.pushTimes[i] = pushTimes
-        }
-        Self.merge(changeTimes, into: &w.randomChanges)
-        Self.merge(w.pushTimes, into: &w.pushes)
-    }
-
-    /// The moments of every widget, `lists[i]` (sorted) being widget i's times, in the
-    /// order of `WidgetMoment` (time, then widget): a merge of the sorted lists, which
-    /// gives what sorting them all together would, with less work.
-    static func merge(_ lists: [[SimTime]], into result: inout [WidgetMoment]) {
-        result.removeAll(keepingCapacity: true)
-        guard !lists.isEmpty else { return }
-        // Each list's next index and its time there (`.max` once the list is done: no
-        // time of a run reaches it).
-        var next = [Int](repeating: 0, count: lists.count)
-        var head = lists.map { $0.first ?? .max }
-        while true {
-            // The earliest head; of equal times, the lowest widget (strict <). Which
-            // list comes next is unpredictable: selects rather than branches.
-            var best = 0
-            var bestTime = head[0]
-            for i in 1 ..< head.count {
-                let earlier = head[i] < bestTime
-                best = earlier ? i : best
-                bestTime = earlier ? head[i] : bestTime
-            }
-            if bestTime == .max { break }
-            result.append(WidgetMoment(time: bestTime, widget: Int32(best)))
-            let j = next[best] + 1
-            next[best] = j
-            head[best] = j < lists[best].count ? lists[best][j] : .max
         }
     }
 
