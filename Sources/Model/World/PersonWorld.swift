@@ -101,6 +101,9 @@ public final class WorldBuilder {
     /// local hour and weekday only, worked out once here rather than at every view
     /// (`InterestSpec.factor` walks the peaks). The same products, so the same doubles.
     let hourWeekdayInterest: [Double]
+    /// The sum of each row of `hourWeekdayInterest` (weekday * 24 + hour), added in
+    /// widget order: Σλ at that hour and weekday when no widget's interest bursts.
+    let hourWeekdayTotals: [Double]
     /// Whether the widget's interest depends on more than the local hour and weekday:
     /// it bursts after pushes or around scheduled changes, or the widget is added
     /// during the run (no interest before).
@@ -167,6 +170,11 @@ public final class WorldBuilder {
             }
         }
         hourWeekdayInterest = table
+        hourWeekdayTotals = (0 ..< 7 * 24).map { row in
+            var total = 0.0
+            for i in 0 ..< scenario.widgets.count { total += table[row * scenario.widgets.count + i] }
+            return total
+        }
         let addedAt = scenario.widgets.map { $0.addedAfterMs ?? 0 }
         self.addedAt = addedAt
         suggestable = scenario.stack.suggestable
@@ -492,32 +500,42 @@ public final class WorldBuilder {
         let thinning = stream(StreamProcess.sessionThinning)
         let configurations = stream(StreamProcess.donatedConfigurations)
         let thin = bursts.contains(true)
-        for t in times {
-            let (hour, weekday) = clock.hourAndWeekday(t)
-            let total = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-            // Draw always: acceptance (when widgets burst), the widget, the donation,
-            // the length, the donated configuration.
-            var keep = total > 0
-            if thin {
-                let row = (weekday * 24 + hour) * widgetCount
-                var calm = 0.0
-                for i in 0 ..< widgetCount { calm += hourWeekdayInterest[row + i] }
-                keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+        // The local hour and weekday hold from one session to the next until `until` (see
+        // `LocalClock.hourSpan`), and so, when no widget's interest bursts, does λ: the
+        // row of `hourWeekdayInterest`, with its sum in `hourWeekdayTotals`.
+        var hour = 0, weekday = 0, until = SimTime.min, row = 0
+        hourWeekdayInterest.withUnsafeBufferPointer { table in
+            for t in times {
+                if t >= until {
+                    (hour, weekday, until) = clock.hourSpan(t)
+                    row = weekday * 24 + hour
+                }
+                let total = thin ? interest(w, at: t, hour: hour, weekday: weekday, into: &lambda) : hourWeekdayTotals[row]
+                // Draw always: acceptance (when widgets burst), the widget, the donation,
+                // the length, the donated configuration.
+                var keep = total > 0
+                if thin {
+                    let calm = hourWeekdayTotals[row]
+                    keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+                }
+                let u = details.uniform() * total
+                let donates = details.uniform() < s.person.donationProbability
+                let length = s.person.sessionSigma > 0
+                    ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
+                    : Double(s.person.sessionMedianMs)
+                let c = configurations.uniform()
+                guard keep else { continue }  // no widget of interest at this hour, or thinned out
+                let widget = thin
+                    ? lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
+                    : RandomStream.inverse(
+                        u, weights: UnsafeBufferPointer(rebasing: table[row * widgetCount ..< (row + 1) * widgetCount]))
+                let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
+                sessions.append(SessionRecord(
+                    start: t, end: stop, widget: Int32(widget), donates: donates,
+                    donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                    hour: UInt8(hour), weekday: UInt8(weekday)))
+                if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
             }
-            let u = details.uniform() * total
-            let donates = details.uniform() < s.person.donationProbability
-            let length = s.person.sessionSigma > 0
-                ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
-                : Double(s.person.sessionMedianMs)
-            let c = configurations.uniform()
-            guard keep else { continue }  // no widget of interest at this hour, or thinned out
-            let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
-            let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
-            sessions.append(SessionRecord(
-                start: t, end: stop, widget: Int32(widget), donates: donates,
-                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
-                hour: UInt8(hour), weekday: UInt8(weekday)))
-            if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
         }
         sessionEnds.sort()
     }
