@@ -41,4 +41,21 @@ import Testing
         // 28 days of hours, give or take the DST and trip offsets.
         #expect(abs(spans - 28 * 24) <= 8)
     }
+
+    /// `LocalHours` steps from hour to hour within each piece of the clock: its spans
+    /// are those of `hourSpan` asked at the end of each span in turn.
+    @Test func localHoursAreTheClocksSpansInTurn() throws {
+        let clock = try Self.clock()
+        var expected: [LocalHours.Span] = []
+        var t: Int64 = 0
+        while t < clock.end {
+            let span = clock.hourSpan(t)
+            expected.append(LocalHours.Span(end: span.until, hour: UInt8(span.hour), weekday: UInt8(span.weekday)))
+            t = span.until
+        }
+        #expect(LocalHours(clock).spans == expected)
+        let flat = LocalClock(fixedOffsetMs: -5 * Milliseconds.hour + 1_234, epochMs: 1_767_571_200_000, end: 3 * Milliseconds.day)
+        #expect(LocalHours(flat).spans.count == 3 * 24 + 1)
+        #expect(LocalHours(flat).spans.first?.end == Milliseconds.hour - 1_234)
+    }
 }

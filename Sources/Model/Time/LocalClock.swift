@@ -156,6 +156,48 @@ public struct LocalClock: Sendable {
     }
 }
 
+/// The local hours of a run on a `LocalClock`, in time order: consecutive spans of
+/// simulated time from 0 on, each a local hour or the part of one before or after a
+/// change of the clock's offset, with its local hour and weekday. They are worked out
+/// once per person and read, in time order, by every process that needs the local
+/// hour of its arrivals.
+public struct LocalHours: Sendable {
+    public struct Span: Sendable, Equatable {
+        /// Where the span ends (its start is the end of the span before, or 0).
+        public var end: SimTime
+        public var hour: UInt8
+        public var weekday: UInt8
+    }
+
+    /// The spans, until the first that reaches the clock's end.
+    public let spans: [Span]
+
+    /// The spans of `clock`: at the start of each of the clock's pieces the span of
+    /// `LocalClock.hourSpan`, then one local hour after another up to the next piece.
+    public init(_ clock: LocalClock) {
+        var spans: [Span] = []
+        spans.reserveCapacity(Int(clock.end / Milliseconds.hour) + 2 * clock.pieces.count)
+        var t: SimTime = 0
+        while t < clock.end {
+            var (hour, weekday, until) = clock.hourSpan(t)
+            let i = clock.pieceIndex(t)
+            let pieceEnd = i + 1 < clock.pieces.count ? clock.pieces[i + 1].start : SimTime.max
+            while true {
+                spans.append(Span(end: until, hour: UInt8(hour), weekday: UInt8(weekday)))
+                t = until
+                if t >= clock.end || t >= pieceEnd { break }
+                hour += 1
+                if hour == 24 {
+                    hour = 0
+                    weekday = weekday == 6 ? 0 : weekday + 1
+                }
+                until = min(t + Milliseconds.hour, pieceEnd)
+            }
+        }
+        self.spans = spans
+    }
+}
+
 /// A piecewise-constant rate given as a 24-hour profile of local hours on a `LocalClock`.
 ///
 /// Arrivals ask for the next piece at each piece's end, so the piece after an hour is
@@ -183,6 +225,8 @@ public struct LocalHourRate: PiecewiseConstantRate {
         hourlyRate = hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
     }
 
+    /// Inlined into the arrivals' loop, where a call would cost as much as the step.
+    @inline(__always)
     public func piece(containing t: Double) -> (rate: Double, end: Double) {
         // At the end of the last piece, itself the end of a local hour, and before the
         // clock's next offset: the next hour. Ends are whole ms below 2^53, so adding an

@@ -50,6 +50,8 @@ public final class PersonWorld {
     public internal(set) var person = 0
     public internal(set) var replication = 0
     public internal(set) var clock: LocalClock
+    /// The clock's local hours, for the processes that read them in time order.
+    public internal(set) var hours: LocalHours
     public internal(set) var timeChanges: [SimTime] = []
     public internal(set) var environmentChanges: [SimTime] = []
     public internal(set) var views: [ViewRecord] = []
@@ -82,7 +84,10 @@ public final class PersonWorld {
     /// All of the above before the run's end, in the order the engine meets them.
     public internal(set) var order = WorldOrder()
 
-    init(clock: LocalClock) { self.clock = clock }
+    init(clock: LocalClock) {
+        self.clock = clock
+        hours = LocalHours(clock)
+    }
 }
 
 /// Builds `PersonWorld`s for one scenario. One builder per worker thread: it keeps
@@ -236,6 +241,7 @@ public final class WorldBuilder {
             }
         }
         w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
+        w.hours = LocalHours(w.clock)
         w.timeChanges = w.clock.timeChanges()
 
         w.environmentChanges.removeAll(keepingCapacity: true)
@@ -373,7 +379,6 @@ public final class WorldBuilder {
             self.lambda = lambda
         }
         viewInterest.removeAll(keepingCapacity: true)
-        let clock = w.clock
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
         // The feedback stream draws only these two uniforms per view. When neither
@@ -386,10 +391,11 @@ public final class WorldBuilder {
         let none = s.person.noInterest
         let n = stackMembers.count
         let starts = w.standByStarts, ends = w.standByEnds
-        // The local hour and weekday hold from one view to the next until `until` (see
-        // `LocalClock.hourSpan`), and so, when λ depends on them alone, do the stack's
-        // sums and the row of λ.
-        var hour = 0, weekday = 0, until = SimTime.min
+        // The local hour and weekday hold from one view to the next until `until`, the
+        // end of the view's span of `LocalHours` (span `spanIndex`), and so, when λ depends on
+        // them alone, do the stack's sums and the row of λ.
+        let spans = w.hours.spans
+        var hour = 0, weekday = 0, until = SimTime.min, spanIndex = 0
         var hourSums = StackSums()
         var hourRow = UnsafeBufferPointer<Double>(start: nil, count: 0)
         // Every arrival is a view: the records are written once each into an array of
@@ -401,7 +407,9 @@ public final class WorldBuilder {
                     while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
                     let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
                     if t >= until {
-                        (hour, weekday, until) = clock.hourSpan(t)
+                        while spans[spanIndex].end <= t { spanIndex += 1 }
+                        let span = spans[spanIndex]
+                        (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
                         if byHour {
                             let row = weekday * 24 + hour
                             hourSums = stackSums[row]
@@ -495,19 +503,22 @@ public final class WorldBuilder {
         }
         sessions.removeAll(keepingCapacity: true)
         sessionEnds.removeAll(keepingCapacity: true)
-        let clock = w.clock
         let details = stream(StreamProcess.sessionDetails)
         let thinning = stream(StreamProcess.sessionThinning)
         let configurations = stream(StreamProcess.donatedConfigurations)
         let thin = bursts.contains(true)
-        // The local hour and weekday hold from one session to the next until `until` (see
-        // `LocalClock.hourSpan`), and so, when no widget's interest bursts, does λ: the
-        // row of `hourWeekdayInterest`, with its sum in `hourWeekdayTotals`.
-        var hour = 0, weekday = 0, until = SimTime.min, row = 0
+        // The local hour and weekday hold from one session to the next until `until`, the
+        // end of the session's span of `LocalHours` (span `spanIndex`), and so, when no widget's
+        // interest bursts, does λ: the row of `hourWeekdayInterest`, with its sum in
+        // `hourWeekdayTotals`.
+        let spans = w.hours.spans
+        var hour = 0, weekday = 0, until = SimTime.min, row = 0, spanIndex = 0
         hourWeekdayInterest.withUnsafeBufferPointer { table in
             for t in times {
                 if t >= until {
-                    (hour, weekday, until) = clock.hourSpan(t)
+                    while spans[spanIndex].end <= t { spanIndex += 1 }
+                    let span = spans[spanIndex]
+                    (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
                     row = weekday * 24 + hour
                 }
                 let total = thin ? interest(w, at: t, hour: hour, weekday: weekday, into: &lambda) : hourWeekdayTotals[row]
