@@ -301,7 +301,7 @@ public final class WorldBuilder {
                     let arrival = t + latency
                     if announced && arrival < end { pushTimes.append(arrival) }
                 }
-                pushTimes.sort()
+                pushTimes.sortUnlessSorted()
             }
             w.pushTimes[i] = pushTimes
         }
@@ -548,7 +548,7 @@ public final class WorldBuilder {
                 if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
             }
         }
-        sessionEnds.sort()
+        sessionEnds.sortUnlessSorted()
     }
 }
 
@@ -641,6 +641,17 @@ struct StackSums {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }
+    }
+}
+
+extension Array where Element: Comparable {
+    /// Sorts the array unless it is sorted already, as lists of times built in order
+    /// usually are (fixed latencies and lengths): one look at each neighbouring pair
+    /// costs less than the sort's own passes.
+    mutating func sortUnlessSorted() {
+        var i = 1
+        while i < count && !(self[i] < self[i - 1]) { i += 1 }
+        if i < count { sort() }
     }
 }
 
