@@ -281,10 +281,7 @@ public final class WorldBuilder {
                     into: &w.scheduled[i])
             }
             changeTimes[i].removeAll(keepingCapacity: true)
-            // Appended to a local array, moved out of the world and back (see `buildViews`).
-            var pushTimes = w.pushTimes[i]
-            w.pushTimes[i] = []
-            pushTimes.removeAll(keepingCapacity: true)
+            w.pushTimes[i].removeAll(keepingCapacity: true)
             if c.randomPerDay > 0 {
                 stream(StreamProcess.randomChanges(i)).poissonArrivals(
                     from: 0, to: end,
@@ -292,18 +289,26 @@ public final class WorldBuilder {
                     into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
-                for t in changeTimes[i] {
-                    // Draw always: whether announced, and the latency.
-                    let announced = pushDraws.bernoulli(c.pushFraction)
-                    let latency = c.pushLatencySigma > 0
-                        ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
-                        : fixedLatency
-                    let arrival = t + latency
-                    if announced && arrival < end { pushTimes.append(arrival) }
+                let changes = changeTimes[i]
+                // At most one push per change: written once each into an array of that many.
+                w.pushTimes[i] = [SimTime](unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
+                    var n = 0
+                    for t in changes {
+                        // Draw always: whether announced, and the latency.
+                        let announced = pushDraws.bernoulli(c.pushFraction)
+                        let latency = c.pushLatencySigma > 0
+                            ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                            : fixedLatency
+                        let arrival = t + latency
+                        if announced && arrival < end {
+                            (pushTimes.baseAddress! + n).initialize(to: arrival)
+                            n += 1
+                        }
+                    }
+                    filled = n
                 }
-                pushTimes.sortUnlessSorted()
+                w.pushTimes[i].sortUnlessSorted()
             }
-            w.pushTimes[i] = pushTimes
         }
     }
 
@@ -491,18 +496,9 @@ public final class WorldBuilder {
             rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay * sessionBurstBound,
                                 hourWeights: s.person.sessionProfile),
             into: &times)
-        // Local arrays, as in `buildViews`.
-        var sessions = w.sessions, sessionEnds = w.sessionEnds, lambda = self.lambda
-        w.sessions = []
-        w.sessionEnds = []
+        var lambda = self.lambda
         self.lambda = []
-        defer {
-            w.sessions = sessions
-            w.sessionEnds = sessionEnds
-            self.lambda = lambda
-        }
-        sessions.removeAll(keepingCapacity: true)
-        sessionEnds.removeAll(keepingCapacity: true)
+        defer { self.lambda = lambda }
         let details = stream(StreamProcess.sessionDetails)
         let thinning = stream(StreamProcess.sessionThinning)
         let configurations = stream(StreamProcess.donatedConfigurations)
@@ -513,42 +509,54 @@ public final class WorldBuilder {
         // `hourWeekdayTotals`.
         let spans = w.hours.spans
         var hour = 0, weekday = 0, until = SimTime.min, row = 0, spanIndex = 0
-        hourWeekdayInterest.withUnsafeBufferPointer { table in
-            for t in times {
-                if t >= until {
-                    while spans[spanIndex].end <= t { spanIndex += 1 }
-                    let span = spans[spanIndex]
-                    (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
-                    row = weekday * 24 + hour
+        // At most one session and one session end per candidate: each written once into
+        // an array of that many.
+        var sessionEnds: [WidgetMoment] = []
+        w.sessions = [SessionRecord](unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
+            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: times.count) { ends, endsFilled in
+                hourWeekdayInterest.withUnsafeBufferPointer { table in
+                    for t in times {
+                        if t >= until {
+                            while spans[spanIndex].end <= t { spanIndex += 1 }
+                            let span = spans[spanIndex]
+                            (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
+                            row = weekday * 24 + hour
+                        }
+                        let total = thin ? interest(w, at: t, hour: hour, weekday: weekday, into: &lambda) : hourWeekdayTotals[row]
+                        // Draw always: acceptance (when widgets burst), the widget, the donation,
+                        // the length, the donated configuration.
+                        var keep = total > 0
+                        if thin {
+                            let calm = hourWeekdayTotals[row]
+                            keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+                        }
+                        let u = details.uniform() * total
+                        let donates = details.uniform() < s.person.donationProbability
+                        let length = s.person.sessionSigma > 0
+                            ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
+                            : Double(s.person.sessionMedianMs)
+                        let c = configurations.uniform()
+                        guard keep else { continue }  // no widget of interest at this hour, or thinned out
+                        let widget = thin
+                            ? lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
+                            : RandomStream.inverse(
+                                u, weights: UnsafeBufferPointer(rebasing: table[row * widgetCount ..< (row + 1) * widgetCount]))
+                        let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
+                        (sessions.baseAddress! + sessionsFilled).initialize(to: SessionRecord(
+                            start: t, end: stop, widget: Int32(widget), donates: donates,
+                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                            hour: UInt8(hour), weekday: UInt8(weekday)))
+                        sessionsFilled += 1
+                        if stop < end {
+                            (ends.baseAddress! + endsFilled).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                            endsFilled += 1
+                        }
+                    }
                 }
-                let total = thin ? interest(w, at: t, hour: hour, weekday: weekday, into: &lambda) : hourWeekdayTotals[row]
-                // Draw always: acceptance (when widgets burst), the widget, the donation,
-                // the length, the donated configuration.
-                var keep = total > 0
-                if thin {
-                    let calm = hourWeekdayTotals[row]
-                    keep = keep && thinning.uniform() * sessionBurstBound * calm < total
-                }
-                let u = details.uniform() * total
-                let donates = details.uniform() < s.person.donationProbability
-                let length = s.person.sessionSigma > 0
-                    ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
-                    : Double(s.person.sessionMedianMs)
-                let c = configurations.uniform()
-                guard keep else { continue }  // no widget of interest at this hour, or thinned out
-                let widget = thin
-                    ? lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
-                    : RandomStream.inverse(
-                        u, weights: UnsafeBufferPointer(rebasing: table[row * widgetCount ..< (row + 1) * widgetCount]))
-                let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
-                sessions.append(SessionRecord(
-                    start: t, end: stop, widget: Int32(widget), donates: donates,
-                    donatedInstance: Int32(donations.target(of: widget, uniform: c)),
-                    hour: UInt8(hour), weekday: UInt8(weekday)))
-                if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
             }
         }
         sessionEnds.sortUnlessSorted()
+        w.sessionEnds = sessionEnds
     }
 }
 
