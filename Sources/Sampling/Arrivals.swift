@@ -1,3 +1,5 @@
+import CGSL
+
 /// A rate that is constant on consecutive pieces of time, for non-homogeneous Poisson
 /// arrivals. Times are milliseconds, as `Double` while sampling.
 public protocol PiecewiseConstantRate {
@@ -72,8 +74,9 @@ extension RandomStream {
                         let capacity = r * (stop - t)
                         if need <= capacity {
                             t += need / r
-                            // Truncation is the floor for t ≥ 0, the times of a run.
-                            let ms = t >= 0 ? Int64(t) : Int64(t.rounded(.down))
+                            // Truncation is the floor for t ≥ 0, the times of a run; t is
+                            // below `limit` (an Int64), so its integer part fits.
+                            let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
                             if ms >= end { break pieces }
                             if filled == batch.count {
                                 result.append(contentsOf: batch)
