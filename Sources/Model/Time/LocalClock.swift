@@ -220,9 +220,21 @@ public struct LocalHourRate: PiecewiseConstantRate {
     private let last = Last()
 
     public init(clock: LocalClock, meanPerDay: Double, hourWeights: [Double]) {
+        self.init(clock: clock, hourlyRate: Self.hourlyRate(meanPerDay: meanPerDay, hourWeights: hourWeights))
+    }
+
+    /// The rate with `hourlyRate` (as `hourlyRate(meanPerDay:hourWeights:)` gives it),
+    /// for a profile whose rates serve many clocks.
+    public init(clock: LocalClock, hourlyRate: [Double]) {
         self.clock = clock
+        self.hourlyRate = hourlyRate
+    }
+
+    /// Arrivals per ms in each local hour: `meanPerDay` spread over the hours in
+    /// proportion to `hourWeights` (none when the weights are all 0).
+    public static func hourlyRate(meanPerDay: Double, hourWeights: [Double]) -> [Double] {
         let total = hourWeights.reduce(0, +)
-        hourlyRate = hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
+        return hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
     }
 
     /// Inlined into the arrivals' loop, where a call would cost as much as the step.

@@ -131,6 +131,9 @@ public final class WorldBuilder {
     let sessionBurstBound: Double
     /// Which instance each session's donation matches.
     let donations: DonationTargets
+    /// Each widget's random and scheduled content changes per ms in each local hour
+    /// (`LocalHourRate.hourlyRate`): the same for every person.
+    let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
 
@@ -205,6 +208,10 @@ public final class WorldBuilder {
         }
         donations = DonationTargets(scenario.widgets)
         changeTimes = Array(repeating: [], count: scenario.widgets.count)
+        contentRates = scenario.widgets.map {
+            (LocalHourRate.hourlyRate(meanPerDay: $0.content.randomPerDay, hourWeights: $0.content.randomProfile),
+             LocalHourRate.hourlyRate(meanPerDay: $0.content.scheduledPerDay, hourWeights: $0.content.scheduledProfile))
+        }
     }
 
     func stream(_ process: UInt64) -> RandomStream { streams[process]! }
@@ -277,7 +284,7 @@ public final class WorldBuilder {
             if c.scheduledPerDay > 0 {
                 stream(StreamProcess.scheduled(i)).poissonArrivals(
                     from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, meanPerDay: c.scheduledPerDay, hourWeights: c.scheduledProfile),
+                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].scheduled),
                     into: &w.scheduled[i])
             }
             changeTimes[i].removeAll(keepingCapacity: true)
@@ -285,7 +292,7 @@ public final class WorldBuilder {
             if c.randomPerDay > 0 {
                 stream(StreamProcess.randomChanges(i)).poissonArrivals(
                     from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, meanPerDay: c.randomPerDay, hourWeights: c.randomProfile),
+                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].random),
                     into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
@@ -465,8 +472,10 @@ public final class WorldBuilder {
                         swipe = feedback.uniform() < swipeP
                         tap = feedback.uniform() < tapP
                     }
+                    // The hour and weekday are a span's bytes, widened and narrowed back.
                     (out.baseAddress! + k).initialize(to: ViewRecord(
-                        time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
+                        time: t, hour: UInt8(truncatingIfNeeded: hour), weekday: UInt8(truncatingIfNeeded: weekday),
+                        wanted: Int8(wanted),
                         wouldSwipe: swipe, wouldTap: tap,
                         bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
                 }
