@@ -512,6 +512,8 @@ public final class WorldBuilder {
         let thinning = stream(StreamProcess.sessionThinning)
         let configurations = stream(StreamProcess.donatedConfigurations)
         let thin = bursts.contains(true)
+        // A session's length in whole ms (at least 1), when it is not drawn.
+        let fixedDuration = max(1, CheckedTime.milliseconds(Double(s.person.sessionMedianMs).rounded()))
         // The local hour and weekday hold from one session to the next until `until`, the
         // end of the session's span of `LocalHours` (span `spanIndex`), and so, when no widget's
         // interest bursts, does λ: the row of `hourWeekdayInterest`, with its sum in
@@ -541,16 +543,17 @@ public final class WorldBuilder {
                         }
                         let u = details.uniform() * total
                         let donates = details.uniform() < s.person.donationProbability
-                        let length = s.person.sessionSigma > 0
-                            ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
-                            : Double(s.person.sessionMedianMs)
+                        let duration = s.person.sessionSigma > 0
+                            ? max(1, CheckedTime.milliseconds(
+                                details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma).rounded()))
+                            : fixedDuration
                         let c = configurations.uniform()
                         guard keep else { continue }  // no widget of interest at this hour, or thinned out
                         let widget = thin
                             ? lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
                             : RandomStream.inverse(
                                 u, weights: UnsafeBufferPointer(rebasing: table[row * widgetCount ..< (row + 1) * widgetCount]))
-                        let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
+                        let stop = t + duration
                         (sessions.baseAddress! + sessionsFilled).initialize(to: SessionRecord(
                             start: t, end: stop, widget: Int32(widget), donates: donates,
                             donatedInstance: Int32(donations.target(of: widget, uniform: c)),
