@@ -165,7 +165,9 @@ public struct LocalHours: Sendable {
     public struct Span: Sendable, Equatable {
         /// Where the span ends (its start is the end of the span before, or 0).
         public var end: SimTime
+        /// The local hour of the day, 0…23.
         public var hour: UInt8
+        /// The local weekday, Monday = 0.
         public var weekday: UInt8
     }
 
