@@ -97,10 +97,19 @@ import WidgetSimKernel
         #expect(world.order.keys.count == 62)
     }
 
-    /// A world with no items has an empty order.
-    @Test func anEmptyWorldHasAnEmptyOrder() {
+    /// A world with no items before the end has an empty order; one without content
+    /// changes or pushes has none laid out.
+    @Test func worldsWithoutSomeItemsHaveThemEmpty() {
         let world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: 1_000))
+        world.pushTimes = [[], []]
         world.order.merge(world, changes: [[], []], before: 1_000)
         #expect(world.order.keys.isEmpty && world.order.positions.isEmpty && world.randomChanges.isEmpty)
+        world.standByEnds = [1_000]
+        world.order.merge(world, changes: [[], [1_000]], before: 1_000)
+        #expect(world.order.keys.isEmpty && world.randomChanges.isEmpty && world.pushes.isEmpty)
+        world.timeChanges = [0, 999]
+        world.order.merge(world, changes: [[], []], before: 1_000)
+        Self.check(world, changes: [[], []], before: 1_000)
+        #expect(world.order.keys.count == 2 && world.randomChanges.isEmpty && world.pushes.isEmpty)
     }
 }

@@ -154,8 +154,15 @@ public struct WorldOrder {
                 }
             }
         }
+        guard total > 0 else {
+            keys = []
+            positions = []
+            world.randomChanges = []
+            world.pushes = []
+            return
+        }
         // Out: each item's key (time and process) and position, and the content changes
-        // and pushes as moments.
+        // and pushes as moments (their arrays have no storage when they are empty).
         var newKeys: [UInt64] = []
         var changeMoments: [WidgetMoment] = []
         var pushMoments: [WidgetMoment] = []
@@ -168,7 +175,7 @@ public struct WorldOrder {
                                 seenBuffer.initialize(repeating: 0)
                                 let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
                                 let keys = keys.baseAddress!, positions = positions.baseAddress!
-                                let changes = changes.baseAddress!, pushes = pushes.baseAddress!
+                                let changes = changes.baseAddress, pushes = pushes.baseAddress
                                 let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
                                 let change = WorldProcess.contentChange.rawValue, push = WorldProcess.push.rawValue
                                 for i in 0 ..< total {
@@ -182,7 +189,7 @@ public struct WorldOrder {
                                     if p == change || p == push {
                                         let moment = WidgetMoment(
                                             time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
-                                        ((p == change ? changes : pushes) + Int(truncatingIfNeeded: position)).initialize(to: moment)
+                                        ((p == change ? changes : pushes)! + Int(truncatingIfNeeded: position)).initialize(to: moment)
                                     }
                                 }
                             }
