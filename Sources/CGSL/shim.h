@@ -47,4 +47,8 @@ static inline int widgetsim_taus_fits(const gsl_rng *r) {
     return gsl_rng_size(r) == sizeof(widgetsim_taus_state);
 }
 
+/* A double's integer part, for a value known to fit in 64 bits (one conversion
+   instruction; Swift's Int64(_:) checks the range first). */
+static inline int64_t widgetsim_trunc_i64(double x) { return (int64_t)x; }
+
 #endif

@@ -1,3 +1,5 @@
+import CGSL
+
 /// A rate that is constant on consecutive pieces of time, for non-homogeneous Poisson
 /// arrivals. Times are milliseconds, as `Double` while sampling.
 public protocol PiecewiseConstantRate {
@@ -47,37 +49,54 @@ extension RandomStream {
     ///
     /// Inlinable so that callers get a copy specialised for their rate type: called
     /// through the protocol, `piece(containing:)` costs more than the rest of the loop.
+    /// The arrivals of one piece are drawn in an inner loop that keeps the piece, and
+    /// they reach `result` in batches through a buffer on the stack (an append to
+    /// `result` would check its storage at every arrival).
     @inlinable
     public func poissonArrivals(
         from start: SimTimeLike, to end: SimTimeLike, rate: some PiecewiseConstantRate,
         into result: inout [Int64]
     ) {
-        var t = Double(start)
-        let limit = Double(end)
-        var need = exponential(mean: 1)
-        var r = 0.0, pieceEnd = -Double.infinity
-        while t < limit {
-            // The piece of the last arrival still holds while t is 1 ms or more before
-            // its end (the protocol's promise): the same answer, without asking again.
-            if !(t + 1 <= pieceEnd) { (r, pieceEnd) = rate.piece(containing: t) }
-            // A piece must end after t; should rounding ever say otherwise, step past t
-            // rather than stall.
-            let reach = Swift.min(pieceEnd, limit)
-            let stop = reach > t ? reach : t.nextUp
-            if r > 0 {
-                let capacity = r * (stop - t)
-                if need <= capacity {
-                    t += need / r
-                    // Truncation is the floor for t ≥ 0, the times of a run.
-                    let ms = t >= 0 ? Int64(t) : Int64(t.rounded(.down))
-                    if ms >= end { break }
-                    result.append(ms)
-                    need = exponential(mean: 1)
-                    continue
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 64) { batch in
+            let base = batch.baseAddress!
+            var filled = 0
+            var t = Double(start)
+            let limit = Double(end)
+            var need = exponential(mean: 1)
+            pieces: while t < limit {
+                let (r, pieceEnd) = rate.piece(containing: t)
+                let reach = Swift.min(pieceEnd, limit)
+                while true {
+                    // A piece must end after t; should rounding ever say otherwise, step
+                    // past t rather than stall.
+                    let stop = reach > t ? reach : t.nextUp
+                    if r > 0 {
+                        let capacity = r * (stop - t)
+                        if need <= capacity {
+                            t += need / r
+                            // Truncation is the floor for t ≥ 0, the times of a run; t is
+                            // below `limit` (an Int64), so its integer part fits.
+                            let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
+                            if ms >= end { break pieces }
+                            if filled == batch.count {
+                                result.append(contentsOf: batch)
+                                filled = 0
+                            }
+                            (base + filled).initialize(to: ms)
+                            filled &+= 1
+                            need = exponential(mean: 1)
+                            // The piece still holds while t is 1 ms or more before its end
+                            // (the protocol's promise): the same answer, without asking again.
+                            if t < limit && t + 1 <= pieceEnd { continue }
+                            continue pieces
+                        }
+                        need -= capacity
+                    }
+                    t = stop
+                    continue pieces
                 }
-                need -= capacity
             }
-            t = stop
+            result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<filled]))
         }
     }
 }

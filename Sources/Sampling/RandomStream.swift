@@ -128,8 +128,10 @@ public final class RandomStream {
 
     /// The first index at which the running sum of `weights` exceeds `target` (a point
     /// in [0, Σ weights)): inversion of the discrete distribution. Should rounding leave
-    /// `target` past the sum, the last index with a positive weight.
-    @inlinable public static func inverse(_ target: Double, weights: UnsafeBufferPointer<Double>) -> Int {
+    /// `target` past the sum, the last index with a positive weight. Inlined where it is
+    /// called (once per view and per session): the call would cost about as much as
+    /// the handful of weights it walks.
+    @inlinable @inline(__always) public static func inverse(_ target: Double, weights: UnsafeBufferPointer<Double>) -> Int {
         var u = target
         for i in 0 ..< weights.count {
             u -= weights[i]

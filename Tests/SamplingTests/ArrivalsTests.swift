@@ -226,6 +226,65 @@ import WidgetSimSampling
         }
     }
 
+    /// The method as one loop, asking for the piece whenever t comes within 1 ms of the
+    /// last piece's end: `poissonArrivals` must give these arrivals and leave its stream
+    /// where this leaves it, to the bit (it is what the world's processes draw).
+    static func oneLoop(_ s: RandomStream, from start: Int64, to end: Int64,
+                        rate: some PiecewiseConstantRate) -> [Int64] {
+        var result: [Int64] = []
+        var t = Double(start)
+        let limit = Double(end)
+        var need = s.exponential(mean: 1)
+        var r = 0.0, pieceEnd = -Double.infinity
+        while t < limit {
+            if !(t + 1 <= pieceEnd) { (r, pieceEnd) = rate.piece(containing: t) }
+            let reach = min(pieceEnd, limit)
+            let stop = reach > t ? reach : t.nextUp
+            if r > 0 {
+                let capacity = r * (stop - t)
+                if need <= capacity {
+                    t += need / r
+                    let ms = Int64(t.rounded(.down))
+                    if ms >= end { break }
+                    result.append(ms)
+                    need = s.exponential(mean: 1)
+                    continue
+                }
+                need -= capacity
+            }
+            t = stop
+        }
+        return result
+    }
+
+    /// Short pieces of odd lengths, some of rate 0, ending at fractions of a ms.
+    struct Ragged: PiecewiseConstantRate {
+        func piece(containing t: Double) -> (rate: Double, end: Double) {
+            let length = 777.7
+            let k = (t / length).rounded(.down)
+            let rates = [0.004, 0, 0.02, 0.0001, 0]
+            return (rates[Int(k.truncatingRemainder(dividingBy: 5))], (k + 1) * length)
+        }
+    }
+
+    @Test(arguments: [(0, 0), (1_234_567, -5 * hour), (0, 5 * hour + hour / 2)] as [(Int64, Int64)])
+    func arrivalsAreTheOneLoopDefinitionsToTheBit(start: Int64, offset: Int64) {
+        for person in 0 ..< 4 {
+            let key = StreamKey(seed: 21, replication: 0, person: person, process: 1)
+            let profile = DailyProfile(meanPerDay: 900, hourWeights: Self.weights, offsetMs: offset)
+            let a = RandomStream(key: key), b = RandomStream(key: key)
+            var times: [Int64] = []
+            a.poissonArrivals(from: start, to: start + 9 * Self.day, rate: profile, into: &times)
+            #expect(times.count > 64 * 10)
+            #expect(times == Self.oneLoop(b, from: start, to: start + 9 * Self.day, rate: profile))
+            #expect(a.uniform() == b.uniform())
+            var ragged: [Int64] = []
+            a.poissonArrivals(from: start, to: start + 3_000_000, rate: Ragged(), into: &ragged)
+            #expect(ragged == Self.oneLoop(b, from: start, to: start + 3_000_000, rate: Ragged()))
+            #expect(a.uniform() == b.uniform())
+        }
+    }
+
     /// A rate whose piece ends exactly at t (a broken contract) cannot stall arrivals.
     @Test func arrivalsProgressPastAPieceThatEndsAtT() {
         struct Stuck: PiecewiseConstantRate {

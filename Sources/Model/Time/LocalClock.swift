@@ -93,6 +93,23 @@ public struct LocalClock: Sendable {
         return (hour, weekday)
     }
 
+    /// Local hour 0…23 and weekday (Monday = 0) of `t`, as `hourAndWeekday(t)`, with the
+    /// first time after `t` at which they may change: the start of the next local hour
+    /// or of the clock's next piece, whichever comes first. Every time in `[t, until)`
+    /// has the same hour and weekday, so times in order need ask again only from `until`.
+    @inlinable
+    public func hourSpan(_ t: SimTime) -> (hour: Int, weekday: Int, until: SimTime) {
+        let i = pieceIndex(t)
+        let offset = pieces[i].offset
+        let local = epochMs + t + offset
+        let days = local >= 0 ? local / Milliseconds.day : Self.floorDiv(local, Milliseconds.day)
+        let hour = (local - days * Milliseconds.day) / Milliseconds.hour
+        let weekday = days >= 0 ? Int((days + 3) % 7) : Int(((days + 3) % 7 + 7) % 7)
+        let hourEnd = days * Milliseconds.day + (hour + 1) * Milliseconds.hour - epochMs - offset
+        let until = i + 1 < pieces.count ? min(hourEnd, pieces[i + 1].start) : hourEnd
+        return (Int(hour), weekday, until)
+    }
+
     @inlinable
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
@@ -139,6 +156,50 @@ public struct LocalClock: Sendable {
     }
 }
 
+/// The local hours of a run on a `LocalClock`, in time order: consecutive spans of
+/// simulated time from 0 on, each a local hour or the part of one before or after a
+/// change of the clock's offset, with its local hour and weekday. They are worked out
+/// once per person and read, in time order, by every process that needs the local
+/// hour of its arrivals.
+public struct LocalHours: Sendable {
+    public struct Span: Sendable, Equatable {
+        /// Where the span ends (its start is the end of the span before, or 0).
+        public var end: SimTime
+        /// The local hour of the day, 0…23.
+        public var hour: UInt8
+        /// The local weekday, Monday = 0.
+        public var weekday: UInt8
+    }
+
+    /// The spans, until the first that reaches the clock's end.
+    public let spans: [Span]
+
+    /// The spans of `clock`: at the start of each of the clock's pieces the span of
+    /// `LocalClock.hourSpan`, then one local hour after another up to the next piece.
+    public init(_ clock: LocalClock) {
+        var spans: [Span] = []
+        spans.reserveCapacity(Int(clock.end / Milliseconds.hour) + 2 * clock.pieces.count)
+        var t: SimTime = 0
+        while t < clock.end {
+            var (hour, weekday, until) = clock.hourSpan(t)
+            let i = clock.pieceIndex(t)
+            let pieceEnd = i + 1 < clock.pieces.count ? clock.pieces[i + 1].start : SimTime.max
+            while true {
+                spans.append(Span(end: until, hour: UInt8(hour), weekday: UInt8(weekday)))
+                t = until
+                if t >= clock.end || t >= pieceEnd { break }
+                hour += 1
+                if hour == 24 {
+                    hour = 0
+                    weekday = weekday == 6 ? 0 : weekday + 1
+                }
+                until = min(t + Milliseconds.hour, pieceEnd)
+            }
+        }
+        self.spans = spans
+    }
+}
+
 /// A piecewise-constant rate given as a 24-hour profile of local hours on a `LocalClock`.
 ///
 /// Arrivals ask for the next piece at each piece's end, so the piece after an hour is
@@ -161,11 +222,25 @@ public struct LocalHourRate: PiecewiseConstantRate {
     private let last = Last()
 
     public init(clock: LocalClock, meanPerDay: Double, hourWeights: [Double]) {
-        self.clock = clock
-        let total = hourWeights.reduce(0, +)
-        hourlyRate = hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
+        self.init(clock: clock, hourlyRate: Self.hourlyRate(meanPerDay: meanPerDay, hourWeights: hourWeights))
     }
 
+    /// The rate with `hourlyRate` (as `hourlyRate(meanPerDay:hourWeights:)` gives it),
+    /// for a profile whose rates serve many clocks.
+    public init(clock: LocalClock, hourlyRate: [Double]) {
+        self.clock = clock
+        self.hourlyRate = hourlyRate
+    }
+
+    /// Arrivals per ms in each local hour: `meanPerDay` spread over the hours in
+    /// proportion to `hourWeights` (none when the weights are all 0).
+    public static func hourlyRate(meanPerDay: Double, hourWeights: [Double]) -> [Double] {
+        let total = hourWeights.reduce(0, +)
+        return hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
+    }
+
+    /// Inlined into the arrivals' loop, where a call would cost as much as the step.
+    @inline(__always)
     public func piece(containing t: Double) -> (rate: Double, end: Double) {
         // At the end of the last piece, itself the end of a local hour, and before the
         // clock's next offset: the next hour. Ends are whole ms below 2^53, so adding an

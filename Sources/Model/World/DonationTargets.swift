@@ -4,22 +4,34 @@
 /// configuration when it lists none); the intent matches the first instance of that
 /// kind, in scenario order, configured with exactly those parameters, or none.
 struct DonationTargets {
-    /// Per widget: cumulative weights of its donated configurations (empty: its own).
-    private let cumulative: [[Double]]
-    /// Per widget and donated configuration: the matching instance, or −1.
-    private let targets: [[Int]]
+    /// Per widget: where its donated configurations start in `cumulative` and
+    /// `targets`, and how many it lists (0: none, it donates its own).
+    private let first: [Int]
+    private let count: [Int]
+    /// Every widget's cumulative weights of its donated configurations, in turn.
+    private let cumulative: [Double]
+    /// Per donated configuration, as in `cumulative`: the matching instance, or −1.
+    private let targets: [Int]
 
     init(_ widgets: [WidgetSpec]) {
         func match(_ kind: String, _ configuration: [String: String]) -> Int {
             widgets.firstIndex { $0.kind == kind && $0.configuration == configuration } ?? -1
         }
-        cumulative = widgets.map { spec in
+        var first: [Int] = [], count: [Int] = [], cumulative: [Double] = [], targets: [Int] = []
+        for spec in widgets {
+            first.append(cumulative.count)
+            count.append(spec.donatedConfigurations.count)
             var sum = 0.0
-            return spec.donatedConfigurations.map { sum += $0.weight; return sum }
+            for c in spec.donatedConfigurations {
+                sum += c.weight
+                cumulative.append(sum)
+                targets.append(match(spec.kind, c.configuration))
+            }
         }
-        targets = widgets.map { spec in
-            spec.donatedConfigurations.map { match(spec.kind, $0.configuration) }
-        }
+        self.first = first
+        self.count = count
+        self.cumulative = cumulative
+        self.targets = targets
     }
 
     /// The instance matched by a donation of a session of `widget`, given a uniform
@@ -27,11 +39,12 @@ struct DonationTargets {
     /// configurations).
     @inline(__always)
     func target(of widget: Int, uniform u: Double) -> Int {
-        let c = cumulative[widget]
-        guard let total = c.last else { return widget }
-        let x = u * total
+        let n = count[widget]
+        guard n > 0 else { return widget }
+        let start = first[widget]
+        let x = u * cumulative[start + n - 1]
         var i = 0
-        while i < c.count - 1 && x >= c[i] { i += 1 }
-        return targets[widget][i]
+        while i < n - 1 && x >= cumulative[start + i] { i += 1 }
+        return targets[start + i]
     }
 }

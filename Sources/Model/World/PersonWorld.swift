@@ -50,6 +50,8 @@ public final class PersonWorld {
     public internal(set) var person = 0
     public internal(set) var replication = 0
     public internal(set) var clock: LocalClock
+    /// The clock's local hours, for the processes that read them in time order.
+    public internal(set) var hours: LocalHours
     public internal(set) var timeChanges: [SimTime] = []
     public internal(set) var environmentChanges: [SimTime] = []
     public internal(set) var views: [ViewRecord] = []
@@ -62,6 +64,8 @@ public final class PersonWorld {
     public internal(set) var sessions: [SessionRecord] = []
     /// Session ends in time order, with the session's widget.
     public internal(set) var sessionEnds: [WidgetMoment] = []
+    /// Every widget's random content changes, and their pushes, by time then widget
+    /// (laid out with the world's order, `WorldOrder.merge`).
     public internal(set) var randomChanges: [WidgetMoment] = []
     public internal(set) var pushes: [WidgetMoment] = []
     /// Each widget's scheduled (predictable, known-ahead) changes, sorted.
@@ -80,7 +84,10 @@ public final class PersonWorld {
     /// All of the above before the run's end, in the order the engine meets them.
     public internal(set) var order = WorldOrder()
 
-    init(clock: LocalClock) { self.clock = clock }
+    init(clock: LocalClock) {
+        self.clock = clock
+        hours = LocalHours(clock)
+    }
 }
 
 /// Builds `PersonWorld`s for one scenario. One builder per worker thread: it keeps
@@ -99,6 +106,9 @@ public final class WorldBuilder {
     /// local hour and weekday only, worked out once here rather than at every view
     /// (`InterestSpec.factor` walks the peaks). The same products, so the same doubles.
     let hourWeekdayInterest: [Double]
+    /// The sum of each row of `hourWeekdayInterest` (weekday * 24 + hour), added in
+    /// widget order: Σλ at that hour and weekday when no widget's interest bursts.
+    let hourWeekdayTotals: [Double]
     /// Whether the widget's interest depends on more than the local hour and weekday:
     /// it bursts after pushes or around scheduled changes, or the widget is added
     /// during the run (no interest before).
@@ -121,6 +131,9 @@ public final class WorldBuilder {
     let sessionBurstBound: Double
     /// Which instance each session's donation matches.
     let donations: DonationTargets
+    /// Each widget's random and scheduled content changes per ms in each local hour
+    /// (`LocalHourRate.hourlyRate`): the same for every person.
+    let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
 
@@ -165,6 +178,11 @@ public final class WorldBuilder {
             }
         }
         hourWeekdayInterest = table
+        hourWeekdayTotals = (0 ..< 7 * 24).map { row in
+            var total = 0.0
+            for i in 0 ..< scenario.widgets.count { total += table[row * scenario.widgets.count + i] }
+            return total
+        }
         let addedAt = scenario.widgets.map { $0.addedAfterMs ?? 0 }
         self.addedAt = addedAt
         suggestable = scenario.stack.suggestable
@@ -190,6 +208,10 @@ public final class WorldBuilder {
         }
         donations = DonationTargets(scenario.widgets)
         changeTimes = Array(repeating: [], count: scenario.widgets.count)
+        contentRates = scenario.widgets.map {
+            (LocalHourRate.hourlyRate(meanPerDay: $0.content.randomPerDay, hourWeights: $0.content.randomProfile),
+             LocalHourRate.hourlyRate(meanPerDay: $0.content.scheduledPerDay, hourWeights: $0.content.scheduledProfile))
+        }
     }
 
     func stream(_ process: UInt64) -> RandomStream { streams[process]! }
@@ -226,6 +248,7 @@ public final class WorldBuilder {
             }
         }
         w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
+        w.hours = LocalHours(w.clock)
         w.timeChanges = w.clock.timeChanges()
 
         w.environmentChanges.removeAll(keepingCapacity: true)
@@ -245,7 +268,7 @@ public final class WorldBuilder {
             w.additions.append(WidgetMoment(time: addedAt[i], widget: Int32(i)))
         }
         w.additions.sort()
-        w.order.merge(w, before: end)
+        w.order.merge(w, changes: changeTimes, before: end)
         return w
     }
 
@@ -261,63 +284,38 @@ public final class WorldBuilder {
             if c.scheduledPerDay > 0 {
                 stream(StreamProcess.scheduled(i)).poissonArrivals(
                     from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, meanPerDay: c.scheduledPerDay, hourWeights: c.scheduledProfile),
+                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].scheduled),
                     into: &w.scheduled[i])
             }
             changeTimes[i].removeAll(keepingCapacity: true)
-            // Appended to a local array, moved out of the world and back (see `buildViews`).
-            var pushTimes = w.pushTimes[i]
-            w.pushTimes[i] = []
-            pushTimes.removeAll(keepingCapacity: true)
+            w.pushTimes[i].removeAll(keepingCapacity: true)
             if c.randomPerDay > 0 {
                 stream(StreamProcess.randomChanges(i)).poissonArrivals(
                     from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, meanPerDay: c.randomPerDay, hourWeights: c.randomProfile),
+                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].random),
                     into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
-                for t in changeTimes[i] {
-                    // Draw always: whether announced, and the latency.
-                    let announced = pushDraws.bernoulli(c.pushFraction)
-                    let latency = c.pushLatencySigma > 0
-                        ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
-                        : fixedLatency
-                    let arrival = t + latency
-                    if announced && arrival < end { pushTimes.append(arrival) }
+                let changes = changeTimes[i]
+                // At most one push per change: written once each into an array of that many.
+                w.pushTimes[i] = [SimTime](unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
+                    var n = 0
+                    for t in changes {
+                        // Draw always: whether announced, and the latency.
+                        let announced = pushDraws.bernoulli(c.pushFraction)
+                        let latency = c.pushLatencySigma > 0
+                            ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                            : fixedLatency
+                        let arrival = t + latency
+                        if announced && arrival < end {
+                            (pushTimes.baseAddress! + n).initialize(to: arrival)
+                            n += 1
+                        }
+                    }
+                    filled = n
                 }
-                pushTimes.sort()
+                w.pushTimes[i].sortUnlessSorted()
             }
-            w.pushTimes[i] = pushTimes
-        }
-        Self.merge(changeTimes, into: &w.randomChanges)
-        Self.merge(w.pushTimes, into: &w.pushes)
-    }
-
-    /// The moments of every widget, `lists[i]` (sorted) being widget i's times, in the
-    /// order of `WidgetMoment` (time, then widget): a merge of the sorted lists, which
-    /// gives what sorting them all together would, with less work.
-    static func merge(_ lists: [[SimTime]], into result: inout [WidgetMoment]) {
-        result.removeAll(keepingCapacity: true)
-        guard !lists.isEmpty else { return }
-        // Each list's next index and its time there (`.max` once the list is done: no
-        // time of a run reaches it).
-        var next = [Int](repeating: 0, count: lists.count)
-        var head = lists.map { $0.first ?? .max }
-        while true {
-            // The earliest head; of equal times, the lowest widget (strict <). Which
-            // list comes next is unpredictable: selects rather than branches.
-            var best = 0
-            var bestTime = head[0]
-            for i in 1 ..< head.count {
-                let earlier = head[i] < bestTime
-                best = earlier ? i : best
-                bestTime = earlier ? head[i] : bestTime
-            }
-            if bestTime == .max { break }
-            result.append(WidgetMoment(time: bestTime, widget: Int32(best)))
-            let j = next[best] + 1
-            next[best] = j
-            head[best] = j < lists[best].count ? lists[best][j] : .max
         }
     }
 
@@ -379,23 +377,20 @@ public final class WorldBuilder {
             times.sort()
         }
         var standByIndex = 0
-        // The loop fills local arrays, moved out of the world and the builder and back
-        // (no copy is made): an append to a class's array property checks that the
-        // array is not shared every time, an append to a local one need not.
+        // The λ rows of views whose λ is worked out at each view go to a local array,
+        // moved out of the world and the builder and back (no copy is made): an append
+        // to a class's array property checks that the array is not shared every time,
+        // an append to a local one need not.
         let byHour = !stackSums.isEmpty
-        var views = w.views, viewInterest = byHour ? [] : w.viewInterest, lambda = self.lambda
-        w.views = []
+        var viewInterest = byHour ? [] : w.viewInterest, lambda = self.lambda
         w.viewInterest = []
         self.lambda = []
         defer {
-            w.views = views
             w.viewInterest = byHour ? stackInterest : viewInterest
             w.interestByHour = byHour
             self.lambda = lambda
         }
-        views.removeAll(keepingCapacity: true)
         viewInterest.removeAll(keepingCapacity: true)
-        let clock = w.clock
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
         // The feedback stream draws only these two uniforms per view. When neither
@@ -408,61 +403,84 @@ public final class WorldBuilder {
         let none = s.person.noInterest
         let n = stackMembers.count
         let starts = w.standByStarts, ends = w.standByEnds
-        // The by-hour table through a pointer: a slice of the array property would
-        // retain it at every view.
-        stackInterest.withUnsafeBufferPointer { table in
-            for t in times {
-                while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
-                let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
-                let (hour, weekday) = clock.hourAndWeekday(t)
-                // The members' λ and their sums: looked up when they depend on the hour and
-                // weekday only, worked out at t (and kept in `viewInterest`) otherwise.
-                var lambdaRow: ArraySlice<Double> = []
-                let sums: StackSums
-                // λ of the widgets placed nowhere (`suggestable`), which people may want too.
-                var placedNowhere = 0.0
-                if byHour {
-                    sums = stackSums[weekday * 24 + hour]
-                } else {
-                    _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-                    let first = viewInterest.count
-                    for m in stackMembers { viewInterest.append(lambda[m]) }
-                    lambdaRow = viewInterest[first...]
-                    for x in suggestable { placedNowhere += lambda[x] }
-                    sums = StackSums(lambdaRow, noInterest: none + placedNowhere)
-                }
-                // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
-                let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
-                var wanted = -1
-                if u >= none && placedNowhere > 0 && u - none >= sums.total {
-                    var v = u - none - sums.total
-                    var j = 0
-                    while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
-                        v -= lambda[suggestable[j]]
-                        j += 1
+        // The local hour and weekday hold from one view to the next until `until`, the
+        // end of the view's span of `LocalHours` (span `spanIndex`), and so, when λ depends on
+        // them alone, do the stack's sums and the row of λ.
+        let spans = w.hours.spans
+        var hour = 0, weekday = 0, until = SimTime.min, spanIndex = 0
+        var hourSums = StackSums()
+        var hourRow = UnsafeBufferPointer<Double>(start: nil, count: 0)
+        // Every arrival is a view: the records are written once each into an array of
+        // that many, and the by-hour table is read through a pointer (a slice of the
+        // array property would retain it at every view).
+        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
+            stackInterest.withUnsafeBufferPointer { table in
+                for (k, t) in times.enumerated() {
+                    while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+                    let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
+                    if t >= until {
+                        while spans[spanIndex].end <= t { spanIndex += 1 }
+                        let span = spans[spanIndex]
+                        (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
+                        if byHour {
+                            let row = weekday * 24 + hour
+                            hourSums = stackSums[row]
+                            hourRow = UnsafeBufferPointer(rebasing: table[row * n ..< row * n + n])
+                        }
                     }
-                    wanted = n + j
-                } else if u >= none && sums.total > 0 {
+                    // The members' λ and their sums: looked up when they depend on the hour
+                    // and weekday only, worked out at t (and kept in `viewInterest`) otherwise.
+                    let sums: StackSums
+                    // λ of the widgets placed nowhere (`suggestable`), which people may want too.
+                    var placedNowhere = 0.0
+                    // Where this view's row starts in `viewInterest`.
+                    var first = 0
                     if byHour {
-                        let row = weekday * 24 + hour
-                        wanted = RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: table[row * n ..< row * n + n]))
+                        sums = hourSums
                     } else {
-                        wanted = lambdaRow.withUnsafeBufferPointer { RandomStream.inverse(u - none, weights: $0) }
+                        _ = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
+                        first = viewInterest.count
+                        for m in stackMembers { viewInterest.append(lambda[m]) }
+                        for x in suggestable { placedNowhere += lambda[x] }
+                        sums = StackSums(viewInterest[first...], noInterest: none + placedNowhere)
                     }
+                    // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
+                    let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
+                    var wanted = -1
+                    if u >= none && placedNowhere > 0 && u - none >= sums.total {
+                        var v = u - none - sums.total
+                        var j = 0
+                        while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
+                            v -= lambda[suggestable[j]]
+                            j += 1
+                        }
+                        wanted = n + j
+                    } else if u >= none && sums.total > 0 {
+                        if byHour {
+                            wanted = RandomStream.inverse(u - none, weights: hourRow)
+                        } else {
+                            wanted = viewInterest.withUnsafeBufferPointer {
+                                RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: $0[first ..< first + n]))
+                            }
+                        }
+                    }
+                    let swipe: Bool, tap: Bool
+                    if feedbackIsFixed {
+                        swipe = swipeAlways
+                        tap = tapAlways
+                    } else {
+                        swipe = feedback.uniform() < swipeP
+                        tap = feedback.uniform() < tapP
+                    }
+                    // The hour and weekday are a span's bytes, widened and narrowed back.
+                    (out.baseAddress! + k).initialize(to: ViewRecord(
+                        time: t, hour: UInt8(truncatingIfNeeded: hour), weekday: UInt8(truncatingIfNeeded: weekday),
+                        wanted: Int8(wanted),
+                        wouldSwipe: swipe, wouldTap: tap,
+                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
                 }
-                let swipe: Bool, tap: Bool
-                if feedbackIsFixed {
-                    swipe = swipeAlways
-                    tap = tapAlways
-                } else {
-                    swipe = feedback.uniform() < s.person.swipeProbability
-                    tap = feedback.uniform() < s.person.tapProbability
-                }
-                views.append(ViewRecord(
-                    time: t, hour: UInt8(hour), weekday: UInt8(weekday), wanted: Int8(wanted),
-                    wouldSwipe: swipe, wouldTap: tap,
-                    bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
             }
+            filled = times.count
         }
     }
 
@@ -487,51 +505,70 @@ public final class WorldBuilder {
             rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay * sessionBurstBound,
                                 hourWeights: s.person.sessionProfile),
             into: &times)
-        // Local arrays, as in `buildViews`.
-        var sessions = w.sessions, sessionEnds = w.sessionEnds, lambda = self.lambda
-        w.sessions = []
-        w.sessionEnds = []
+        var lambda = self.lambda
         self.lambda = []
-        defer {
-            w.sessions = sessions
-            w.sessionEnds = sessionEnds
-            self.lambda = lambda
-        }
-        sessions.removeAll(keepingCapacity: true)
-        sessionEnds.removeAll(keepingCapacity: true)
-        let clock = w.clock
+        defer { self.lambda = lambda }
         let details = stream(StreamProcess.sessionDetails)
         let thinning = stream(StreamProcess.sessionThinning)
         let configurations = stream(StreamProcess.donatedConfigurations)
         let thin = bursts.contains(true)
-        for t in times {
-            let (hour, weekday) = clock.hourAndWeekday(t)
-            let total = interest(w, at: t, hour: hour, weekday: weekday, into: &lambda)
-            // Draw always: acceptance (when widgets burst), the widget, the donation,
-            // the length, the donated configuration.
-            var keep = total > 0
-            if thin {
-                let row = (weekday * 24 + hour) * widgetCount
-                var calm = 0.0
-                for i in 0 ..< widgetCount { calm += hourWeekdayInterest[row + i] }
-                keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+        // A session's length in whole ms (at least 1), when it is not drawn.
+        let fixedDuration = max(1, CheckedTime.milliseconds(Double(s.person.sessionMedianMs).rounded()))
+        // The local hour and weekday hold from one session to the next until `until`, the
+        // end of the session's span of `LocalHours` (span `spanIndex`), and so, when no widget's
+        // interest bursts, does λ: the row of `hourWeekdayInterest`, with its sum in
+        // `hourWeekdayTotals`.
+        let spans = w.hours.spans
+        var hour = 0, weekday = 0, until = SimTime.min, row = 0, spanIndex = 0
+        // At most one session and one session end per candidate: each written once into
+        // an array of that many.
+        var sessionEnds: [WidgetMoment] = []
+        w.sessions = [SessionRecord](unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
+            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: times.count) { ends, endsFilled in
+                hourWeekdayInterest.withUnsafeBufferPointer { table in
+                    for t in times {
+                        if t >= until {
+                            while spans[spanIndex].end <= t { spanIndex += 1 }
+                            let span = spans[spanIndex]
+                            (hour, weekday, until) = (Int(span.hour), Int(span.weekday), span.end)
+                            row = weekday * 24 + hour
+                        }
+                        let total = thin ? interest(w, at: t, hour: hour, weekday: weekday, into: &lambda) : hourWeekdayTotals[row]
+                        // Draw always: acceptance (when widgets burst), the widget, the donation,
+                        // the length, the donated configuration.
+                        var keep = total > 0
+                        if thin {
+                            let calm = hourWeekdayTotals[row]
+                            keep = keep && thinning.uniform() * sessionBurstBound * calm < total
+                        }
+                        let u = details.uniform() * total
+                        let donates = details.uniform() < s.person.donationProbability
+                        let duration = s.person.sessionSigma > 0
+                            ? max(1, CheckedTime.milliseconds(
+                                details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma).rounded()))
+                            : fixedDuration
+                        let c = configurations.uniform()
+                        guard keep else { continue }  // no widget of interest at this hour, or thinned out
+                        let widget = thin
+                            ? lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
+                            : RandomStream.inverse(
+                                u, weights: UnsafeBufferPointer(rebasing: table[row * widgetCount ..< (row + 1) * widgetCount]))
+                        let stop = t + duration
+                        (sessions.baseAddress! + sessionsFilled).initialize(to: SessionRecord(
+                            start: t, end: stop, widget: Int32(widget), donates: donates,
+                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                            hour: UInt8(hour), weekday: UInt8(weekday)))
+                        sessionsFilled += 1
+                        if stop < end {
+                            (ends.baseAddress! + endsFilled).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                            endsFilled += 1
+                        }
+                    }
+                }
             }
-            let u = details.uniform() * total
-            let donates = details.uniform() < s.person.donationProbability
-            let length = s.person.sessionSigma > 0
-                ? details.logNormal(median: Double(s.person.sessionMedianMs), sigma: s.person.sessionSigma)
-                : Double(s.person.sessionMedianMs)
-            let c = configurations.uniform()
-            guard keep else { continue }  // no widget of interest at this hour, or thinned out
-            let widget = lambda.withUnsafeBufferPointer { RandomStream.inverse(u, weights: $0) }
-            let stop = t + max(1, CheckedTime.milliseconds(length.rounded()))
-            sessions.append(SessionRecord(
-                start: t, end: stop, widget: Int32(widget), donates: donates,
-                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
-                hour: UInt8(hour), weekday: UInt8(weekday)))
-            if stop < end { sessionEnds.append(WidgetMoment(time: stop, widget: Int32(widget))) }
         }
-        sessionEnds.sort()
+        sessionEnds.sortUnlessSorted()
+        w.sessionEnds = sessionEnds
     }
 }
 
@@ -610,6 +647,9 @@ struct StackSums {
     var bestChanceNano: Int64 = 0
     var wantedChanceNano: Int64 = 0
 
+    /// Nothing wanted: every sum 0.
+    init() {}
+
     /// From the members' λ in member order; `noInterest` is λ of wanting none.
     init(_ lambda: ArraySlice<Double>, noInterest: Double) {
         for l in lambda {
@@ -621,6 +661,17 @@ struct StackSums {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }
+    }
+}
+
+extension Array where Element: Comparable {
+    /// Sorts the array unless it is sorted already, as lists of times built in order
+    /// usually are (fixed latencies and lengths): one look at each neighbouring pair
+    /// costs less than the sort's own passes.
+    mutating func sortUnlessSorted() {
+        var i = 1
+        while i < count && !(self[i] < self[i - 1]) { i += 1 }
+        if i < count { sort() }
     }
 }
 

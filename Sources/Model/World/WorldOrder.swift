@@ -5,16 +5,12 @@ import WidgetSimKernel
 /// order), then by position in its list.
 ///
 /// A world is built once per person and run under every policy pair, so its lists are
-/// merged once, when it is built, and each run reads the merged order straight
-/// through. `keys[k]` packs item k's time (≥ 0) above four bits of its process, and
+/// put in this order once, when it is built, and each run reads it straight through.
+/// `keys[k]` packs item k's time (≥ 0) above four bits of its process, and
 /// `positions[k]` is its index in that process's list.
 public struct WorldOrder {
     public private(set) var keys: [UInt64] = []
     public private(set) var positions: [Int32] = []
-    /// The key of an item at `t` of process `p`.
-    @inline(__always)
-    static func key(_ p: WorldProcess, _ t: SimTime) -> UInt64 { UInt64(t) << 4 | UInt64(p.rawValue) }
-
     /// The time of the item with `key`.
     @inline(__always)
     public static func time(_ key: UInt64) -> SimTime { SimTime(key >> 4) }
@@ -30,88 +26,190 @@ public struct WorldOrder {
         return p
     }
 
-    /// Merges `world`'s lists, keeping the items before `end` (the run's end). Each
-    /// list's keys are laid out in turn in one array (a segment per process), then the
-    /// segments are merged through a binary heap of each one's next key.
-    mutating func merge(_ world: PersonWorld, before end: SimTime) {
-        let processes = WorldProcess.allCases.count
-        var starts = [Int](repeating: 0, count: processes + 1)
-        for p in WorldProcess.allCases { starts[p.rawValue + 1] = starts[p.rawValue] + world.count(p) }
-        let total = starts[processes]
+    /// Sort keys carry the item's widget below its process, in this many bits (the
+    /// scenario bounds allow at most 100 widgets), so that the content changes and
+    /// pushes of every widget sort into their time-then-widget order.
+    static let widgetBits = 7
+
+    /// Scratch, reused person after person: the items' sort keys as laid out list by
+    /// list, then in bucket order; and the buckets' counts, then their starts.
+    private var laid: [UInt64] = []
+    private var bucketed: [UInt64] = []
+    private var buckets: [Int32] = []
+
+    /// Orders `world`'s items before `end` (the run's end), and lays out the world's
+    /// `randomChanges` and `pushes`: `changes[w]` and `world.pushTimes[w]` are widget
+    /// w's sorted times, and each of the two lists takes every widget's items by time,
+    /// then widget (same-time items of one widget in list order).
+    ///
+    /// Every item gets the sort key (time, process, widget — 0 for the processes that
+    /// are one list), laid out list by list in process order. The keys are counted into
+    /// buckets of consecutive times (a power of two of milliseconds, as many buckets as
+    /// items or fewer), moved into bucket order (a stable counting sort), and each
+    /// bucket is put in order by insertion sort, which keeps equal keys (items of one
+    /// list at one time) in list order: the result is the order by (time, process,
+    /// widget, position in the widget's list). As each process's items come out in its
+    /// list's order (the lists are sorted by time), an item's position is the number of
+    /// that process's items before it.
+    mutating func merge(_ world: PersonWorld, changes: [[SimTime]], before end: SimTime) {
+        precondition(changes.count <= 1 << Self.widgetBits && world.pushTimes.count <= 1 << Self.widgetBits,
+                     "more widgets than world keys hold")
+        var bound = 0
+        for p in WorldProcess.allCases {
+            switch p {
+            case .contentChange: for list in changes { bound += list.count }
+            case .push: for list in world.pushTimes { bound += list.count }
+            default: bound += world.count(p)
+            }
+        }
+        guard bound > 0 && end > 0 else {
+            keys = []
+            positions = []
+            world.randomChanges = []
+            world.pushes = []
+            return
+        }
+        // Buckets of 2^shift ms over [0, end), no more of them than items.
+        var shift: UInt64 = 0
+        while UInt64(end - 1) >> shift >= UInt64(bound) { shift += 1 }
+        let bucketCount = Int(UInt64(end - 1) >> shift) + 1
+        if laid.count < bound {
+            laid = Array(repeating: 0, count: bound)
+            bucketed = laid
+        }
+        if buckets.count < bucketCount + 1 { buckets = Array(repeating: 0, count: bucketCount + 1) }
+        let timeShift = UInt64(4 + Self.widgetBits)
+        var total = 0, changeCount = 0, pushCount = 0
+        // The loops below run once per item: they work through pointers, with wrapping
+        // arithmetic and shifts (every count fits, and the shifts are below 64).
+        laid.withUnsafeMutableBufferPointer { laidBuffer in
+            bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
+                buckets.withUnsafeMutableBufferPointer { bucketBuffer in
+                    bucketBuffer.update(repeating: 0)
+                    let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
+                    let buckets = bucketBuffer.baseAddress!
+                    // Lay out each list's keys, counting each bucket's items one slot on
+                    // (so that the running sums below are the buckets' starts).
+                    func lay<Item>(_ list: [Item], _ p: WorldProcess, widget: Int = 0, time: (Item) -> SimTime) -> Int {
+                        let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
+                        let out = laid + total, counts = buckets + 1
+                        let k = list.withUnsafeBufferPointer { items in
+                            var k = 0
+                            for item in items {
+                                let t = time(item)
+                                if t >= end { break }
+                                let u = UInt64(truncatingIfNeeded: t)
+                                out[k] = u &<< timeShift | tag
+                                counts[Int(truncatingIfNeeded: u &>> shift)] &+= 1
+                                k &+= 1
+                            }
+                            return k
+                        }
+                        total &+= k
+                        return k
+                    }
+                    for p in WorldProcess.allCases {
+                        switch p {
+                        case .timeChange: _ = lay(world.timeChanges, p) { $0 }
+                        case .environmentChange: _ = lay(world.environmentChanges, p) { $0 }
+                        case .widgetAdded: _ = lay(world.additions, p) { $0.time }
+                        case .contentChange: for (w, list) in changes.enumerated() { changeCount += lay(list, p, widget: w) { $0 } }
+                        case .push: for (w, list) in world.pushTimes.enumerated() { pushCount += lay(list, p, widget: w) { $0 } }
+                        case .sessionEnd: _ = lay(world.sessionEnds, p) { $0.time }
+                        case .audioEnd: _ = lay(world.audioEnds, p) { $0.time }
+                        case .standByEnd: _ = lay(world.standByEnds, p) { $0 }
+                        case .sessionStart: _ = lay(world.sessions, p) { $0.start }
+                        case .audioStart: _ = lay(world.audioStarts, p) { $0.time }
+                        case .standByStart: _ = lay(world.standByStarts, p) { $0 }
+                        case .view: _ = lay(world.views, p) { $0.time }
+                        }
+                    }
+                    var running: Int32 = 0
+                    for b in 0 ... bucketCount {
+                        running &+= buckets[b]
+                        buckets[b] = running
+                    }
+                    // Into bucket order, stably: each bucket's items in the order laid out.
+                    let bucketShift = timeShift &+ shift
+                    for i in 0 ..< total {
+                        let key = laid[i]
+                        let b = Int(truncatingIfNeeded: key &>> bucketShift)
+                        let slot = buckets[b]
+                        sorted[Int(truncatingIfNeeded: slot)] = key
+                        buckets[b] = slot &+ 1
+                    }
+                    // Insertion sort: only items of one bucket are out of order, and a key
+                    // moves only past greater ones.
+                    var i = 1
+                    while i < total {
+                        let key = sorted[i]
+                        var j = i
+                        while j > 0 && sorted[j &- 1] > key {
+                            sorted[j] = sorted[j &- 1]
+                            j &-= 1
+                        }
+                        sorted[j] = key
+                        i &+= 1
+                    }
+                }
+            }
+        }
         guard total > 0 else {
             keys = []
             positions = []
+            world.randomChanges = []
+            world.pushes = []
             return
         }
-        let segments = [UInt64](unsafeUninitializedCapacity: total) { all, filled in
-            for p in WorldProcess.allCases { world.writeKeys(p, into: all.baseAddress! + starts[p.rawValue]) }
-            filled = total
-        }
-        var merged = 0
+        // Out: each item's key (time and process) and position, and the content changes
+        // and pushes as moments (their arrays have no storage when they are empty).
         var newKeys: [UInt64] = []
+        var changeMoments: [WidgetMoment] = []
+        var pushMoments: [WidgetMoment] = []
         positions = [Int32](unsafeUninitializedCapacity: total) { positions, positionCount in
             newKeys = [UInt64](unsafeUninitializedCapacity: total) { keys, keyCount in
-                segments.withUnsafeBufferPointer { all in
-                    starts.withUnsafeBufferPointer { starts in
-                        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: processes) { heap in
-                            withUnsafeTemporaryAllocation(of: Int.self, capacity: processes) { next in
-                                var count = 0
-                                for p in 0 ..< processes {
-                                    next[p] = starts[p]
-                                    guard starts[p] < starts[p + 1] else { continue }
-                                    let key = all[starts[p]]
-                                    var hole = count
-                                    while hole > 0 && key < heap[(hole - 1) / 2] {
-                                        heap[hole] = heap[(hole - 1) / 2]
-                                        hole = (hole - 1) / 2
+                changeMoments = [WidgetMoment](unsafeUninitializedCapacity: changeCount) { changes, changesFilled in
+                    pushMoments = [WidgetMoment](unsafeUninitializedCapacity: pushCount) { pushes, pushesFilled in
+                        bucketed.withUnsafeBufferPointer { sortedBuffer in
+                            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
+                                seenBuffer.initialize(repeating: 0)
+                                let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
+                                let keys = keys.baseAddress!, positions = positions.baseAddress!
+                                let changes = changes.baseAddress, pushes = pushes.baseAddress
+                                let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
+                                let change = WorldProcess.contentChange.rawValue, push = WorldProcess.push.rawValue
+                                for i in 0 ..< total {
+                                    let sortKey = sorted[i]
+                                    let key = sortKey &>> UInt64(Self.widgetBits)
+                                    let p = Int(truncatingIfNeeded: key & 15)
+                                    let position = seen[p]
+                                    seen[p] = position &+ 1
+                                    keys[i] = key
+                                    positions[i] = position
+                                    if p == change || p == push {
+                                        let moment = WidgetMoment(
+                                            time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
+                                        ((p == change ? changes : pushes)! + Int(truncatingIfNeeded: position)).initialize(to: moment)
                                     }
-                                    heap[hole] = key
-                                    count += 1
-                                }
-                                while count > 0 {
-                                    let top = heap[0]
-                                    if Self.time(top) >= end { break }
-                                    let p = Int(top & 15)
-                                    let i = next[p]
-                                    keys[merged] = top
-                                    positions[merged] = Int32(truncatingIfNeeded: i - starts[p])
-                                    merged += 1
-                                    next[p] = i + 1
-                                    let moving: UInt64
-                                    if i + 1 < starts[p + 1] {
-                                        moving = all[i + 1]
-                                    } else {
-                                        count -= 1
-                                        guard count > 0 else { break }
-                                        moving = heap[count]
-                                    }
-                                    // Sift `moving` down from the top.
-                                    var hole = 0
-                                    while true {
-                                        let left = 2 * hole + 1
-                                        if left >= count { break }
-                                        var child = left
-                                        if left + 1 < count && heap[left + 1] < heap[left] { child = left + 1 }
-                                        if !(heap[child] < moving) { break }
-                                        heap[hole] = heap[child]
-                                        hole = child
-                                    }
-                                    heap[hole] = moving
                                 }
                             }
                         }
+                        pushesFilled = pushCount
                     }
+                    changesFilled = changeCount
                 }
-                keyCount = merged
+                keyCount = total
             }
-            positionCount = merged
+            positionCount = total
         }
         keys = newKeys
+        world.randomChanges = changeMoments
+        world.pushes = pushMoments
     }
 }
 
 extension PersonWorld {
-    /// The number of items of process `p`.
+    /// The number of items of process `p` (content changes and pushes: as laid out).
     @inline(__always)
     func count(_ p: WorldProcess) -> Int {
         switch p {
@@ -127,31 +225,6 @@ extension PersonWorld {
         case .standByEnd: standByEnds.count
         case .audioStart: audioStarts.count
         case .standByStart: standByStarts.count
-        }
-    }
-
-    /// Writes the key of every item of process `p`, in list order, from `out` on.
-    func writeKeys(_ p: WorldProcess, into out: UnsafeMutablePointer<UInt64>) {
-        func write(_ times: some Sequence<SimTime>) {
-            var k = 0
-            for t in times {
-                out[k] = WorldOrder.key(p, t)
-                k += 1
-            }
-        }
-        switch p {
-        case .timeChange: write(timeChanges)
-        case .environmentChange: write(environmentChanges)
-        case .contentChange: write(randomChanges.lazy.map(\.time))
-        case .push: write(pushes.lazy.map(\.time))
-        case .sessionEnd: write(sessionEnds.lazy.map(\.time))
-        case .sessionStart: write(sessions.lazy.map(\.start))
-        case .view: write(views.lazy.map(\.time))
-        case .widgetAdded: write(additions.lazy.map(\.time))
-        case .audioEnd: write(audioEnds.lazy.map(\.time))
-        case .standByEnd: write(standByEnds)
-        case .audioStart: write(audioStarts.lazy.map(\.time))
-        case .standByStart: write(standByStarts)
         }
     }
 }
