@@ -11,9 +11,11 @@ public typealias SimTime = Int64
 ///
 /// **Slots.** An event may be scheduled in a numbered slot. A slot holds at most one
 /// live event: scheduling into an occupied slot supersedes the earlier event, and
-/// `cancel(slot:)` withdraws it. Superseded and cancelled events stay in the heap and
-/// are dropped, uncounted, when they reach the top (lazy deletion), so neither
-/// operation searches the heap.
+/// `cancel(slot:)` withdraws it. Each slot knows where its event stands in the heap, so
+/// a superseding event takes the earlier one's place (and moves up or down from there)
+/// and a cancelled one is removed where it stands: the heap holds live events only,
+/// never more than the slots plus the events scheduled outside them, and neither
+/// operation searches it.
 ///
 /// **No allocation per event.** Entries are values stored inline in one buffer; after
 /// it has grown to the largest number of pending events, scheduling and popping
@@ -52,23 +54,18 @@ public struct EventQueue<Payload> {
         var time: SimTime { SimTime(bitPattern: UInt64(truncatingIfNeeded: key >> 64) ^ (1 << 63)) }
 
         @inlinable @inline(__always)
-        var sequence: UInt64 { UInt64(truncatingIfNeeded: key) & EventQueue.sequenceMask }
-
-        @inlinable @inline(__always)
         func precedes(_ other: Entry) -> Bool { key < other.key }
     }
 
     /// The queue's state: the heap's entries (the first `count` of `capacity`), each
-    /// slot's live sequence and due time, and the counters.
+    /// slot's place in the heap, and the counters.
     @usableFromInline
     final class Buffer {
         @usableFromInline var entries: UnsafeMutablePointer<Entry>
         @usableFromInline var count = 0
         @usableFromInline var capacity: Int
-        /// The sequence number of each slot's live event, or 0 when the slot is empty.
-        @usableFromInline var slotSequence: UnsafeMutablePointer<UInt64>
-        /// The due time of each slot's live event (meaningful only when the slot is live).
-        @usableFromInline var slotTime: UnsafeMutablePointer<SimTime>
+        /// Where each slot's live event stands in the heap, or -1 when the slot is empty.
+        @usableFromInline var slotPosition: UnsafeMutablePointer<Int>
         @usableFromInline var slots: Int
         @usableFromInline var nextSequence: UInt64 = 1
         /// True while the top entry has been handed out by `popNext` but not yet
@@ -81,10 +78,8 @@ public struct EventQueue<Payload> {
             self.capacity = Swift.max(capacity, 4)
             entries = .allocate(capacity: self.capacity)
             self.slots = slots
-            slotSequence = .allocate(capacity: Swift.max(slots, 1))
-            slotSequence.initialize(repeating: 0, count: slots)
-            slotTime = .allocate(capacity: Swift.max(slots, 1))
-            slotTime.initialize(repeating: 0, count: slots)
+            slotPosition = .allocate(capacity: Swift.max(slots, 1))
+            slotPosition.initialize(repeating: -1, count: slots)
         }
 
         /// A buffer with the same state, for a copy of the queue about to change.
@@ -93,8 +88,7 @@ public struct EventQueue<Payload> {
             let other = Buffer(slots: slots, capacity: capacity)
             other.entries.initialize(from: entries, count: count)
             other.count = count
-            other.slotSequence.update(from: slotSequence, count: slots)
-            other.slotTime.update(from: slotTime, count: slots)
+            other.slotPosition.update(from: slotPosition, count: slots)
             other.nextSequence = nextSequence
             other.topIsConsumed = topIsConsumed
             return other
@@ -118,21 +112,17 @@ public struct EventQueue<Payload> {
             topIsConsumed = false
             nextSequence = 1
             if newSlots != slots {
-                slotSequence.deallocate()
-                slotTime.deallocate()
+                slotPosition.deallocate()
                 slots = newSlots
-                slotSequence = .allocate(capacity: Swift.max(slots, 1))
-                slotTime = .allocate(capacity: Swift.max(slots, 1))
-                slotTime.initialize(repeating: 0, count: slots)
+                slotPosition = .allocate(capacity: Swift.max(slots, 1))
             }
-            slotSequence.initialize(repeating: 0, count: slots)
+            slotPosition.initialize(repeating: -1, count: slots)
         }
 
         deinit {
             entries.deinitialize(count: count)
             entries.deallocate()
-            slotSequence.deallocate()
-            slotTime.deallocate()
+            slotPosition.deallocate()
         }
     }
 
@@ -146,10 +136,11 @@ public struct EventQueue<Payload> {
         buffer = Buffer(slots: slots, capacity: capacity)
     }
 
-    /// Entries in the heap, including superseded ones not yet dropped. O(1).
+    /// Events in the heap: the live ones (a superseded or cancelled event leaves at
+    /// once). O(1).
     @inlinable public var storedCount: Int { buffer.count - (buffer.topIsConsumed ? 1 : 0) }
 
-    /// True when no entry, live or superseded, is stored. O(1).
+    /// True when no event is pending. O(1).
     @inlinable public var isEmpty: Bool { storedCount == 0 }
 
     /// Makes the buffer this queue's own before a change (a copy shares it until then).
@@ -179,18 +170,28 @@ public struct EventQueue<Payload> {
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
         let b = unique()
         precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
-        let order = Self.makeOrder(b, rank)
-        b.slotSequence[slot] = order & Self.sequenceMask
-        b.slotTime[slot] = time
-        Self.insert(Entry(time: time, order: order, slot: Int32(truncatingIfNeeded: slot), payload: payload), into: b)
+        let entry = Entry(time: time, order: Self.makeOrder(b, rank), slot: Int32(truncatingIfNeeded: slot), payload: payload)
+        if b.slotPosition[slot] < 0 {
+            Self.insert(entry, into: b)
+        } else {
+            Self.settle(b)
+            Self.replace(at: b.slotPosition[slot], with: entry, in: b)
+        }
     }
 
-    /// Withdraws the live event of `slot`, if any. O(1).
+    /// Withdraws the live event of `slot`, if any. O(log n).
     @inlinable
     public mutating func cancel(slot: Int) {
         let b = unique()
         precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
-        b.slotSequence[slot] = 0
+        guard b.slotPosition[slot] >= 0 else { return }
+        Self.settle(b)
+        let position = b.slotPosition[slot]
+        b.slotPosition[slot] = -1
+        b.count -= 1
+        let last = (b.entries + b.count).move()
+        // The last entry fills the hole, unless it was the cancelled one.
+        if position < b.count { Self.replace(at: position, with: last, in: b) }
     }
 
     /// The due time of `slot`'s live event, or nil when the slot is empty. O(1).
@@ -198,65 +199,49 @@ public struct EventQueue<Payload> {
     public func pendingTime(slot: Int) -> SimTime? {
         let b = buffer
         precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
-        return b.slotSequence[slot] == 0 ? nil : b.slotTime[slot]
+        let position = b.slotPosition[slot]
+        return position < 0 ? nil : b.entries[position].time
     }
 
-    /// Removes and returns the earliest live event, skipping superseded and cancelled
-    /// ones; nil when none is left or the earliest is due at or after `limit`.
-    /// Amortised O(log n).
+    /// Removes and returns the earliest event; nil when none is left or the earliest
+    /// is due at or after `limit`. O(log n).
     @inlinable
     public mutating func popNext(before limit: SimTime) -> (time: SimTime, payload: Payload)? {
         popNext(beforeKey: Entry.key(time: limit, order: 0))
     }
 
-    /// Removes and returns the earliest live event if it comes before an event due at
+    /// Removes and returns the earliest event if it comes before an event due at
     /// `time` with `rank` that is not in the queue: due earlier, or at `time` with a
     /// smaller rank. Of equal time and rank, the event outside the queue comes first,
-    /// so nil. Amortised O(log n).
+    /// so nil. O(log n).
     @inlinable
     public mutating func popNext(before time: SimTime, rank: UInt8) -> (time: SimTime, payload: Payload)? {
         popNext(beforeKey: Entry.key(time: time, order: UInt64(rank) << 56))
     }
 
     /// `popNext` up to (and excluding) `limit`, an entry key whose sequence is 0: no
-    /// live entry has that key, so every entry is either before it or after it.
+    /// entry has that key, so every entry is either before it or after it.
     @inlinable
     mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
         // Most calls find nothing due: they read, and change nothing.
         if nothingDue(beforeKey: limit) { return nil }
         let b = unique()
-        if b.topIsConsumed {
-            Self.removeTop(b)
-            b.topIsConsumed = false
-        }
-        while b.count > 0 {
-            let top = b.entries[0]
-            if top.slot >= 0 {
-                let slot = Int(top.slot)
-                if b.slotSequence[slot] != top.sequence {
-                    Self.removeTop(b)  // superseded or cancelled
-                    continue
-                }
-                if top.key >= limit { return nil }
-                b.slotSequence[slot] = 0  // delivered: the slot is empty again
-            } else if top.key >= limit {
-                return nil
-            }
-            b.topIsConsumed = true
-            return (top.time, top.payload)
-        }
-        return nil
+        Self.settle(b)
+        guard b.count > 0 else { return nil }
+        let top = b.entries[0]
+        if top.key >= limit { return nil }
+        if top.slot >= 0 { b.slotPosition[Int(top.slot)] = -1 }  // delivered: the slot is empty again
+        b.topIsConsumed = true
+        return (top.time, top.payload)
     }
 
     /// Whether `popNext(beforeKey: limit)` would find nothing and change nothing: no
-    /// consumed top to remove, and a top that is live and not before `limit` (or none).
+    /// consumed top to remove, and a top not before `limit` (or none).
     @inlinable @inline(__always)
     func nothingDue(beforeKey limit: UInt128) -> Bool {
         let b = buffer
         if b.topIsConsumed { return false }
-        guard b.count > 0 else { return true }
-        let top = b.entries[0]
-        return top.key >= limit && (top.slot < 0 || b.slotSequence[Int(top.slot)] == top.sequence)
+        return b.count == 0 || b.entries[0].key >= limit
     }
 
     // MARK: - Heap mechanics (on a buffer already unique)
@@ -270,6 +255,22 @@ public struct EventQueue<Payload> {
         return UInt64(rank) << 56 | sequence
     }
 
+    /// Removes the consumed top, if there is one, so that every stored entry is live.
+    @inlinable @inline(__always)
+    static func settle(_ b: Buffer) {
+        if b.topIsConsumed {
+            b.topIsConsumed = false
+            removeTop(b)
+        }
+    }
+
+    /// Puts `entry` at `position` of the heap, and records it there if it has a slot.
+    @inlinable @inline(__always)
+    static func place(_ entry: Entry, at position: Int, in b: Buffer) {
+        b.entries[position] = entry
+        if entry.slot >= 0 { b.slotPosition[Int(entry.slot)] = position }
+    }
+
     @inlinable
     static func insert(_ entry: Entry, into b: Buffer) {
         if b.topIsConsumed {
@@ -279,7 +280,18 @@ public struct EventQueue<Payload> {
             if b.count == b.capacity { b.grow() }
             (b.entries + b.count).initialize(to: entry)
             b.count += 1
-            siftUp(from: b.count - 1, in: b)
+            siftUp(entry, from: b.count - 1, in: b)
+        }
+    }
+
+    /// Puts `entry` in place of the entry at `position` and restores the heap
+    /// property, moving it up or down.
+    @inlinable
+    static func replace(at position: Int, with entry: Entry, in b: Buffer) {
+        if position > 0 && entry.precedes(b.entries[(position - 1) >> 2]) {
+            siftUp(entry, from: position, in: b)
+        } else {
+            siftDown(entry, from: position, in: b)
         }
     }
 
@@ -292,19 +304,18 @@ public struct EventQueue<Payload> {
         if b.count > 0 { siftDown(last, from: 0, in: b) }
     }
 
-    /// Moves the entry at `start` up until the heap property holds.
+    /// Places `entry` at `start` and moves it up until the heap property holds.
     @inlinable
-    static func siftUp(from start: Int, in b: Buffer) {
+    static func siftUp(_ entry: Entry, from start: Int, in b: Buffer) {
         let h = b.entries
         var child = start
-        let entry = h[child]
         while child > 0 {
             let parent = (child - 1) >> 2
             if !entry.precedes(h[parent]) { break }
-            h[child] = h[parent]
+            place(h[parent], at: child, in: b)
             child = parent
         }
-        h[child] = entry
+        place(entry, at: child, in: b)
     }
 
     /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
@@ -340,9 +351,9 @@ public struct EventQueue<Payload> {
                 }
             }
             if !(bestKey < key) { break }
-            h[hole] = h[best]
+            place(h[best], at: hole, in: b)
             hole = best
         }
-        h[hole] = entry
+        place(entry, at: hole, in: b)
     }
 }

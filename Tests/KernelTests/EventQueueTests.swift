@@ -121,8 +121,8 @@ import WidgetSimKernel
         q.schedule(at: 10, rank: 0, slot: 1, 3)
         q.schedule(at: 200, rank: 0, slot: 1, 4)  // supersedes with a later time
         #expect(q.pendingTime(slot: 1) == 200)
-        // Lazy deletion: superseded entries are still stored.
-        #expect(q.storedCount == 4)
+        // A superseded event leaves the heap at once: the live ones alone are stored.
+        #expect(q.storedCount == 2)
         let (out, held) = q.drain()
         #expect(held)
         #expect(out == [Delivery(time: 50, id: 2), Delivery(time: 200, id: 4)])
@@ -208,7 +208,7 @@ import WidgetSimKernel
         #expect(heldA && heldB)
         #expect(fromA == [Delivery(time: 5, id: 1), Delivery(time: 7, id: 2)])
         #expect(fromB == [Delivery(time: 6, id: 4), Delivery(time: 7, id: 2)])
-        #expect(c.storedCount == 3 && c.pendingTime(slot: 1) == 6)
+        #expect(c.storedCount == 2 && c.pendingTime(slot: 1) == 6)
     }
 
     // MARK: - Bounds
