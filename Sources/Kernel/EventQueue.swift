@@ -182,9 +182,10 @@ public struct EventQueue<Payload> {
     /// Withdraws the live event of `slot`, if any. O(log n).
     @inlinable
     public mutating func cancel(slot: Int) {
+        precondition(slot >= 0 && slot < buffer.slots, "slot \(slot) out of 0 ..< \(buffer.slots)")
+        // An empty slot (the common case) is only read: nothing changes.
+        guard buffer.slotPosition[slot] >= 0 else { return }
         let b = unique()
-        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
-        guard b.slotPosition[slot] >= 0 else { return }
         Self.settle(b)
         let position = b.slotPosition[slot]
         b.slotPosition[slot] = -1

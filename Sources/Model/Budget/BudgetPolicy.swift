@@ -26,7 +26,13 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
     /// Whether the reload is charged to the instance's budget (Apple, "Keeping a
     /// widget up to date"). Only charged requests are put to the budget policy; the
     /// system grants the others at once.
-    public var isCharged: Bool { self == .timeline || self == .background }
+    @inlinable
+    public var isCharged: Bool {
+        switch self {
+        case .timeline, .background: true
+        default: false
+        }
+    }
 
     /// The name used in report columns and traces.
     public var label: String {
