@@ -211,6 +211,44 @@ import WidgetSimKernel
         #expect(c.storedCount == 2 && c.pendingTime(slot: 1) == 6)
     }
 
+    /// Payloads that are objects are released exactly once, whether delivered,
+    /// superseded, cancelled, removed with `removeAll` or left in a queue that goes
+    /// away, and a copy keeps its own references.
+    @Test func objectPayloadsAreReleasedOnce() {
+        final class Live { var count = 0 }
+        final class Token {
+            let id: Int
+            let live: Live
+            init(_ id: Int, _ live: Live) { self.id = id; self.live = live; live.count += 1 }
+            deinit { live.count -= 1 }
+        }
+        let live = Live()
+        do {
+            var q = EventQueue<Token>(slots: 3)
+            q.schedule(at: 5, rank: 0, slot: 0, Token(1, live))
+            q.schedule(at: 9, rank: 0, slot: 0, Token(2, live))  // supersedes 1
+            q.schedule(at: 7, rank: 0, slot: 1, Token(3, live))
+            q.schedule(at: 6, rank: 0, Token(4, live))
+            #expect(live.count == 3)
+            q.cancel(slot: 1)  // releases 3
+            #expect(live.count == 2)
+            var copy = q
+            q.schedule(at: 1, rank: 0, slot: 2, Token(5, live))  // q gets its own buffer
+            #expect(live.count == 3)
+            #expect(q.popNext(before: .max)?.payload.id == 5)
+            #expect(q.popNext(before: .max)?.payload.id == 4)
+            #expect(copy.popNext(before: .max)?.payload.id == 4)
+            copy.removeAll()
+            #expect(q.pendingTime(slot: 0) == 9 && copy.pendingTime(slot: 0) == nil)
+            // Of q's, only 2 is pending; a delivered top may be kept until q's next change.
+            #expect(live.count >= 1 && live.count <= 2)
+            q.removeAll()
+            #expect(live.count == 0)
+            q.schedule(at: 3, rank: 0, slot: 1, Token(6, live))
+        }
+        #expect(live.count == 0)
+    }
+
     // MARK: - Bounds
 
     @Test func popBeforeLimitExcludesTheLimit() {
