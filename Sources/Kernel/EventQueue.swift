@@ -180,11 +180,16 @@ public struct EventQueue<Payload> {
     }
 
     /// Withdraws the live event of `slot`, if any. O(log n).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func cancel(slot: Int) {
         precondition(slot >= 0 && slot < buffer.slots, "slot \(slot) out of 0 ..< \(buffer.slots)")
-        // An empty slot (the common case) is only read: nothing changes.
-        guard buffer.slotPosition[slot] >= 0 else { return }
+        // An empty slot (the common case) is only read, where the call is: nothing changes.
+        if buffer.slotPosition[slot] >= 0 { withdraw(slot: slot) }
+    }
+
+    /// Removes the live event of `slot` from where it stands in the heap.
+    @inlinable @inline(never)
+    mutating func withdraw(slot: Int) {
         let b = unique()
         Self.settle(b)
         let position = b.slotPosition[slot]
