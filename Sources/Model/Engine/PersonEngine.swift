@@ -248,6 +248,7 @@ public final class PersonEngine: EventHandler {
         }
     }
 
+    @inline(__always)
     func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
