@@ -82,7 +82,14 @@ public final class PersonEngine: EventHandler {
     let checkedMembers: [Int]
     let staleSpans: StaleSpans
     var lastTop: Int? = nil
+    /// The order handed to a ranking policy's `rank`.
     var order: [Int] = []
+    /// The order proposed at a view (the ranking's, absent members last), `members.count`
+    /// values, when `propose` made it.
+    let proposed: UnsafeMutablePointer<Int>
+    /// The ranking, when it is the built-in `time_of_day`: the engine reads its order
+    /// in place (`ranked`) rather than through `rank`'s array.
+    let timeOfDay: TimeOfDayRanking?
     var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
     var interestByHour = false
@@ -135,6 +142,8 @@ public final class PersonEngine: EventHandler {
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
+        proposed = .allocate(capacity: max(members.count, 1))
+        timeOfDay = ranking as? TimeOfDayRanking
         let predictable = hasPredictable, added = anyAdded
         let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
         self.spanned = spanned
@@ -143,6 +152,8 @@ public final class PersonEngine: EventHandler {
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
+
+    deinit { proposed.deallocate() }
 
     /// Kernel slots: each instance's timeline request (its next due time, or its pending
     /// request when that holds a timeline request), then its pending request when that
@@ -524,14 +535,6 @@ public final class PersonEngine: EventHandler {
             }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
-        let interestRow = interestByHour ? weekday * 24 + hour : index
-        // `order` holds the n members from `init` on: reset in place, no allocation. It is
-        // moved out of the engine for the view and back (no copy), so that its writes
-        // find it unshared and handing it on retains nothing.
-        var order = self.order
-        self.order = []
-        defer { self.order = order }
-        for k in 0 ..< n { order[k] = k }
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
         let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
@@ -540,7 +543,9 @@ public final class PersonEngine: EventHandler {
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
         var top = home
-        var missed = MissedViewReason.smartRotateOff
+        // The order proposed: the ranking's, absent members last. With Smart Rotate on,
+        // the governor's top is moved to its front.
+        let order: UnsafePointer<Int>
         if smartRotate {
             if anyMemberRelevance {
                 // One uniqueness check for the n writes, not one each.
@@ -548,27 +553,39 @@ public final class PersonEngine: EventHandler {
                     for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
                 }
             }
-            let context = ViewContext(
-                time: t, hour: hour, weekday: weekday,
-                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
-            ranking.rank(context, history: history, order: &order)
-            if anyAdded { putAbsentLast(&order, at: t) }
+            if let timeOfDay, !anyAdded {
+                order = timeOfDay.ranked(hour: hour, weekday: weekday, history: history)
+            } else {
+                order = propose(at: t, hour: hour, weekday: weekday, index: index)
+            }
             // The ranking proposes; the governor decides what is on top.
-            top = governor.choose(order, home: home, at: t, history: history)
-            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, order: order, at: t) }
-            order.moveToFront(top)
-        } else if anyAdded {
-            putAbsentLast(&order, at: t)
+            top = governor.choose(UnsafeBufferPointer(start: order, count: n), home: home, at: t, history: history)
+        } else {
+            order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
         let topStale = seen(members[top], at: t, day: day)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
+        var missed = MissedViewReason.smartRotateOff
         if wanted >= 0 {
             counts[day, .viewsWanted] &+= 1
-            var position = 0  // `order` is a permutation of the members: it holds `wanted`
-            while order[position] != wanted { position += 1 }
+            // The position of `wanted` in the order shown: the proposed order with, under
+            // Smart Rotate, the top moved to the front (the others keep their order).
+            var position = 0
+            if wanted != top {
+                // `order` is a permutation of the members: it holds `wanted`.
+                var topAhead = false
+                while order[position] != wanted {
+                    if order[position] == top { topAhead = true }
+                    position += 1
+                }
+                if smartRotate {
+                    if !topAhead { position += 1 }
+                    missed = missedReason(wanted, proposedAhead: !topAhead, at: t)
+                }
+            }
             if position == 0 {
                 counts[day, .hits] &+= 1
                 if topStale { counts[day, missed: .staleContent] &+= 1 }
@@ -614,7 +631,7 @@ public final class PersonEngine: EventHandler {
             traceEvent(t, .view, widget: -1, text, reason: why)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if smartRotate {
+        if smartRotate && timeOfDay == nil {  // time_of_day observes nothing
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
@@ -625,21 +642,36 @@ public final class PersonEngine: EventHandler {
     /// Why `wanted` is not on top when the governor put `top` there: the governor's
     /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
     /// own choice (no signal for `wanted` yet, or outranked).
-    func missedReason(_ wanted: Int, top: Int, order: [Int], at t: SimTime) -> MissedViewReason {
-        var proposedAhead = false
-        for m in order {
-            if m == top { break }
-            if m == wanted {
-                proposedAhead = true
-                break
-            }
-        }
+    func missedReason(_ wanted: Int, proposedAhead: Bool, at t: SimTime) -> MissedViewReason {
         if proposedAhead {
             if governor.holding { return .held }
             if let why = governor.veto(wanted, at: t, history: history) { return why }
         }
         let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
         return signal ? .outranked : .noSignal
+    }
+
+    /// The order proposed at a view through the ranking's `rank` (with Smart Rotate on)
+    /// and `putAbsentLast`, copied to `proposed`.
+    func propose(at t: SimTime, hour: Int, weekday: Int, index: Int) -> UnsafePointer<Int> {
+        let n = members.count
+        // `order` holds the n members from `init` on: reset in place, no allocation. It is
+        // moved out of the engine for the view and back (no copy), so that its writes
+        // find it unshared and handing it on retains nothing.
+        var order = self.order
+        self.order = []
+        defer { self.order = order }
+        for k in 0 ..< n { order[k] = k }
+        if smartRotate {
+            let interestRow = interestByHour ? weekday * 24 + hour : index
+            let context = ViewContext(
+                time: t, hour: hour, weekday: weekday,
+                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
+            ranking.rank(context, history: history, order: &order)
+        }
+        if anyAdded { putAbsentLast(&order, at: t) }
+        for k in 0 ..< n { proposed[k] = order[k] }
+        return UnsafePointer(proposed)
     }
 
     /// Members not yet added to the stack go to the end of `order`, in their order.

@@ -41,25 +41,47 @@ public final class TimeOfDayRanking: RankingPolicy {
     let smoothing: Double
     let weekdayWeight: Double
     let feedbackWeight: Double
-    private var scratch: [Double] = []
-    /// The person's previous ranking (the person's order before their first view), and
-    /// what it was computed from (the history is held, so no other can take its place).
-    private var previous: [Int] = []
-    private var previousHistory: StackHistory?
-    private var previousInputs: (countsVersion: Int, hour: Int, weekday: Int)?
+    /// The stack's size, from `begin`.
+    private var members = 0
+    /// The person's latest ranking, best first (the person's order before their first
+    /// view), and the scores it was sorted by: `members` values each, in memory the
+    /// policy owns and reuses from person to person.
+    private var best: UnsafeMutablePointer<Int>
+    private var scores: UnsafeMutablePointer<Double>
+    private var capacity = 0
+    /// What `best` was computed from: the history (held, so no other can take its
+    /// place), its `countsVersion` (`Int.min`: nothing yet), the hour and the weekday
+    /// (0 when the weekday weight is 0: the scores do not depend on it).
+    private var rankedHistory: StackHistory?
+    private var rankedVersion = Int.min
+    private var rankedHour = 0
+    private var rankedWeekday = 0
 
     public init(smoothing: Double, weekdayWeight: Double, feedbackWeight: Double) {
         self.smoothing = smoothing
         self.weekdayWeight = weekdayWeight
         self.feedbackWeight = feedbackWeight
+        best = .allocate(capacity: 1)
+        scores = .allocate(capacity: 1)
+    }
+
+    deinit {
+        best.deallocate()
+        scores.deallocate()
     }
 
     public func begin(members: Int, stream: RandomStream) {
-        scratch.reserveCapacity(members)
-        previous.removeAll(keepingCapacity: true)
-        previous.append(contentsOf: 0 ..< members)
-        previousHistory = nil
-        previousInputs = nil
+        if members > capacity {
+            best.deallocate()
+            scores.deallocate()
+            capacity = members
+            best = .allocate(capacity: members)
+            scores = .allocate(capacity: members)
+        }
+        self.members = members
+        for k in 0 ..< members { best[k] = k }
+        rankedHistory = nil
+        rankedVersion = .min
     }
 
     /// Member `m`'s score at local `hour` of `weekday`.
@@ -80,22 +102,60 @@ public final class TimeOfDayRanking: RankingPolicy {
     }
 
     public func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
-        let hour = view.hour, weekday = view.weekday
-        // Scores change little from one view to the next, so the sort starts from the
-        // previous ranking and usually has nothing to move. The start cannot change the
-        // result: scores are never NaN and ties go to the lower index, a total order.
-        let n = order.count
-        precondition(previous.count == n, "rank called for a stack of another size than begin")
-        for k in 0 ..< n { order[k] = previous[k] }
+        let n = members
+        precondition(order.count == n, "rank called for a stack of another size than begin")
+        let best = ranked(hour: view.hour, weekday: view.weekday, history: history)
+        order.withUnsafeMutableBufferPointer { order in
+            for k in 0 ..< n { order[k] = best[k] }
+        }
+    }
+
+    /// The order `rank` gives at local `hour` of `weekday`, in memory the policy owns:
+    /// the `members` of `begin`, valid until the next call. The engine reads it there
+    /// rather than through `rank`'s array.
+    @inline(__always)
+    func ranked(hour: Int, weekday: Int, history: StackHistory) -> UnsafePointer<Int> {
         // The scores depend on the counts, the hour and the weekday only: unchanged since
         // the previous view (often: donations are rarer than views), so is the ranking.
-        let inputs = (history.countsVersion, hour, weekday)
-        if previousHistory === history, let p = previousInputs, p == inputs { return }
-        order.rankDescending(by: { m in
-            score(m, hour: hour, weekday: weekday, history: history)
-        }, scratch: &scratch)
-        for k in 0 ..< n { previous[k] = order[k] }
-        if previousHistory !== history { previousHistory = history }
-        previousInputs = inputs
+        let version = history.countsVersion
+        let day = weekdayWeight != 0 ? weekday : 0
+        if version != rankedVersion || hour != rankedHour || day != rankedWeekday || history !== rankedHistory {
+            rerank(hour: hour, weekday: weekday, history: history)
+            rankedVersion = version
+            rankedHour = hour
+            rankedWeekday = day
+            if history !== rankedHistory { rankedHistory = history }
+        }
+        return UnsafePointer(best)
+    }
+
+    /// Sorts `best` by the scores at `hour` of `weekday`, highest first, equal scores to
+    /// the lower member index: the order of `Array.rankDescending(by:scratch:)`.
+    /// Scores change little from one view to the next, so the insertion sort starts
+    /// from the previous ranking and usually has nothing to move. The start cannot
+    /// change the result: scores are never NaN and ties go to the lower index, a total
+    /// order.
+    private func rerank(hour: Int, weekday: Int, history: StackHistory) {
+        let n = members
+        let s = scores, order = best
+        if weekdayWeight == 0 && feedbackWeight == 0 {
+            history.donationsByHour.withUnsafeBufferPointer { d in
+                for m in 0 ..< n { s[m] = smoothing + Double(d[m * 24 + hour]) }
+            }
+        } else {
+            for m in 0 ..< n { s[m] = score(m, hour: hour, weekday: weekday, history: history) }
+        }
+        var sortedEnd = 1
+        while sortedEnd < n {
+            var i = sortedEnd
+            while i > 0 {
+                let a = order[i], b = order[i - 1]
+                if !(s[a] != s[b] ? s[a] > s[b] : a < b) { break }
+                order[i] = b
+                order[i - 1] = a
+                i -= 1
+            }
+            sortedEnd += 1
+        }
     }
 }
