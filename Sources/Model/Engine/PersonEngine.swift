@@ -88,8 +88,20 @@ public final class PersonEngine: EventHandler {
     /// values, when `propose` made it.
     let proposed: UnsafeMutablePointer<Int>
     /// The ranking, when it is the built-in `time_of_day`: the engine reads its order
-    /// in place (`ranked`) rather than through `rank`'s array.
-    let timeOfDay: TimeOfDayRanking?
+    /// in place (`ranked`) rather than through `rank`'s array. `ranking` holds it, so it
+    /// is kept unmanaged: not retained again at each view.
+    let timeOfDay: Unmanaged<TimeOfDayRanking>?
+    /// Whether `timeOfDay` is set and no member is added during the run (added members
+    /// are put last in the ranking's order, through `propose`).
+    let rankInPlace: Bool
+    /// `timeOfDay`'s latest order, and what it was asked for: its `generation`, the
+    /// history's `countsVersion`, the hour and the weekday. While they are the same, so
+    /// is its answer, read here without calling it (`generation` −1: none yet).
+    var inPlaceOrder: UnsafePointer<Int>? = nil
+    var inPlaceGeneration = -1
+    var inPlaceVersion = 0
+    var inPlaceHour = 0
+    var inPlaceWeekday = 0
     var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
     var interestByHour = false
@@ -143,10 +155,11 @@ public final class PersonEngine: EventHandler {
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
         proposed = .allocate(capacity: max(members.count, 1))
-        timeOfDay = ranking as? TimeOfDayRanking
+        timeOfDay = (ranking as? TimeOfDayRanking).map { Unmanaged.passUnretained($0) }
         let predictable = hasPredictable, added = anyAdded
         let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
         self.spanned = spanned
+        rankInPlace = timeOfDay != nil && !anyAdded
         checkedMembers = scenario.stack.members.filter { !spanned[$0] }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
@@ -486,6 +499,7 @@ public final class PersonEngine: EventHandler {
         return first <= t ? first : nil
     }
 
+    @inline(__always)
     func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
         counts[day, widget: w, .views] &+= 1
         budget.didView(instance: w, at: t)
@@ -553,8 +567,8 @@ public final class PersonEngine: EventHandler {
                     for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
                 }
             }
-            if let timeOfDay, !anyAdded {
-                order = timeOfDay.ranked(hour: hour, weekday: weekday, history: history)
+            if rankInPlace {
+                order = rankedInPlace(hour: hour, weekday: weekday)
             } else {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
             }
@@ -649,6 +663,26 @@ public final class PersonEngine: EventHandler {
         }
         let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
         return signal ? .outranked : .noSignal
+    }
+
+    /// `timeOfDay`'s order at local `hour` of `weekday`: its `ranked`, asked only when
+    /// something it depends on changed since the previous view.
+    @inline(__always)
+    func rankedInPlace(hour: Int, weekday: Int) -> UnsafePointer<Int> {
+        let tod = timeOfDay.unsafelyUnwrapped
+        let version = history.countsVersion
+        if let order = inPlaceOrder, version == inPlaceVersion, hour == inPlaceHour, weekday == inPlaceWeekday,
+           tod._withUnsafeGuaranteedRef({ $0.generation }) == inPlaceGeneration {
+            assert(order == tod._withUnsafeGuaranteedRef { $0.ranked(hour: hour, weekday: weekday, history: history) })
+            return order
+        }
+        let order = tod._withUnsafeGuaranteedRef { $0.ranked(hour: hour, weekday: weekday, history: history) }
+        inPlaceOrder = order
+        inPlaceGeneration = tod._withUnsafeGuaranteedRef { $0.generation }
+        inPlaceVersion = version
+        inPlaceHour = hour
+        inPlaceWeekday = weekday
+        return order
     }
 
     /// The order proposed at a view through the ranking's `rank` (with Smart Rotate on)

@@ -56,6 +56,10 @@ public final class TimeOfDayRanking: RankingPolicy {
     private var rankedVersion = Int.min
     private var rankedHour = 0
     private var rankedWeekday = 0
+    /// Changes whenever `best` may change (its memory or its order): a caller that keeps
+    /// the pointer `ranked` gave and what it asked may reuse them while this, the
+    /// history's `countsVersion`, the hour and the weekday stay the same.
+    private(set) var generation = 0
 
     public init(smoothing: Double, weekdayWeight: Double, feedbackWeight: Double) {
         self.smoothing = smoothing
@@ -79,6 +83,7 @@ public final class TimeOfDayRanking: RankingPolicy {
             scores = .allocate(capacity: members)
         }
         self.members = members
+        generation += 1
         for k in 0 ..< members { best[k] = k }
         rankedHistory = nil
         rankedVersion = .min
@@ -137,6 +142,7 @@ public final class TimeOfDayRanking: RankingPolicy {
     /// order.
     private func rerank(hour: Int, weekday: Int, history: StackHistory) {
         let n = members
+        generation += 1
         let s = scores, order = best
         if weekdayWeight == 0 && feedbackWeight == 0 {
             history.donationsByHour.withUnsafeBufferPointer { d in

@@ -147,8 +147,15 @@ public final class RotationGovernor {
         if let r, r <= 0 { return .vetoedScore }
         if now < cooldownUntil[m] { return .coolingDown }
         // Every soft quota is at least 1: a member with no rotation in the window passes
-        // without counting them or the O(history) diversity count.
-        if latestRotation[m] <= now - Milliseconds.day { return nil }
+        // without counting them or the O(history) diversity count; one with a rotation
+        // in the window and no current relevance is at its soft quota with no score to
+        // pass it.
+        let since = now - Milliseconds.day
+        if latestRotation[m] <= since { return nil }
+        if r == nil {
+            let newest = rotationTimes[m * Self.ringSize + (ringNext[m] + Self.ringSize - 1) % Self.ringSize]
+            if newest > since && newest <= now { return .rotationQuota }
+        }
         return quotaVeto(m, r, at: now, history: history)
     }
 
