@@ -33,6 +33,10 @@ public final class StackHistory {
     /// that ranks by those counts alone may keep its last ranking while this, the hour
     /// and the weekday stay the same.
     public private(set) var countsVersion = 0
+    /// For each local hour, the `countsVersion` at which that hour's donation or swipe
+    /// counts last changed (or the history was reset): a ranking computed from one
+    /// hour's counts alone stays right while the hour's entry stays the same.
+    private(set) var hourVersions = [Int](repeating: 0, count: 24)
 
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
@@ -55,6 +59,7 @@ public final class StackHistory {
     public func reset(members: Int) {
         self.members = members
         countsVersion += 1
+        hourVersions.resetFlat(count: 24, to: countsVersion)
         lastDonation.resetFlat(count: members, to: nil)
         donations.resetFlat(count: members, to: 0)
         donationsByHour.resetFlat(count: members * 24, to: 0)
@@ -81,6 +86,7 @@ public final class StackHistory {
     /// Records a donation of `member`'s app (the engine does, before telling the ranking). Not for policies.
     public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
         countsVersion += 1
+        hourVersions[hour] = countsVersion
         lastDonation[m] = time
         donations[m] += 1
         donationsByHour[m * 24 + hour] += 1
@@ -93,6 +99,7 @@ public final class StackHistory {
         previousTop = top
         if let s = swipedTo {
             countsVersion += 1
+            hourVersions[hour] = countsVersion
             swipesToByHour[s * 24 + hour] += 1
             swipesToByWeekdayHour[s * 168 + weekday * 24 + hour] += 1
         }

@@ -43,23 +43,27 @@ public final class TimeOfDayRanking: RankingPolicy {
     let feedbackWeight: Double
     /// The stack's size, from `begin`.
     private var members = 0
-    /// The person's latest ranking, best first (the person's order before their first
-    /// view), and the scores it was sorted by: `members` values each, in memory the
-    /// policy owns and reuses from person to person.
+    /// The person's latest rankings, best first, each `members` values in memory the
+    /// policy owns and reuses from person to person (the person's order before they
+    /// are first computed). With weekday weight 0 there is one per local hour: row
+    /// `hour` at `best + hour * members`; otherwise one, row 0. `scores` holds the
+    /// scores the latest was sorted by.
     private var best: UnsafeMutablePointer<Int>
     private var scores: UnsafeMutablePointer<Double>
     private var capacity = 0
-    /// What `best` was computed from: the history (held, so no other can take its
-    /// place), its `countsVersion` (`Int.min`: nothing yet), the hour and the weekday
-    /// (0 when the weekday weight is 0: the scores do not depend on it).
+    /// What the rankings were computed from: the history (held, so no other can take its
+    /// place); with weekday weight 0, its `hourVersions` entry for each row; otherwise
+    /// its `countsVersion`, the hour and the weekday of row 0. `Int.min`: nothing yet.
     private var rankedHistory: StackHistory?
-    private var rankedVersion = Int.min
+    private var rankedVersions: UnsafeMutablePointer<Int>
     private var rankedHour = 0
     private var rankedWeekday = 0
-    /// Changes whenever `best` may change (its memory or its order): a caller that keeps
-    /// the pointer `ranked` gave and what it asked may reuse them while this, the
+    /// Changes whenever a ranking may change (its memory or its order): a caller that
+    /// keeps the pointer `ranked` gave and what it asked may reuse them while this, the
     /// history's `countsVersion`, the hour and the weekday stay the same.
     private(set) var generation = 0
+    /// Rows kept: 24 with weekday weight 0, else 1.
+    private var rows: Int { weekdayWeight == 0 ? 24 : 1 }
 
     public init(smoothing: Double, weekdayWeight: Double, feedbackWeight: Double) {
         self.smoothing = smoothing
@@ -67,11 +71,13 @@ public final class TimeOfDayRanking: RankingPolicy {
         self.feedbackWeight = feedbackWeight
         best = .allocate(capacity: 1)
         scores = .allocate(capacity: 1)
+        rankedVersions = .allocate(capacity: 24)
     }
 
     deinit {
         best.deallocate()
         scores.deallocate()
+        rankedVersions.deallocate()
     }
 
     public func begin(members: Int, stream: RandomStream) {
@@ -79,14 +85,16 @@ public final class TimeOfDayRanking: RankingPolicy {
             best.deallocate()
             scores.deallocate()
             capacity = members
-            best = .allocate(capacity: members)
+            best = .allocate(capacity: rows * members)
             scores = .allocate(capacity: members)
         }
         self.members = members
         generation += 1
-        for k in 0 ..< members { best[k] = k }
+        for row in 0 ..< rows {
+            for k in 0 ..< members { best[row * members + k] = k }
+            rankedVersions[row] = .min
+        }
         rankedHistory = nil
-        rankedVersion = .min
     }
 
     /// Member `m`'s score at local `hour` of `weekday`.
@@ -120,30 +128,44 @@ public final class TimeOfDayRanking: RankingPolicy {
     /// rather than through `rank`'s array.
     @inline(__always)
     func ranked(hour: Int, weekday: Int, history: StackHistory) -> UnsafePointer<Int> {
+        if history !== rankedHistory {
+            for row in 0 ..< rows { rankedVersions[row] = .min }
+            rankedHistory = history
+        }
+        if weekdayWeight == 0 {
+            // The scores at an hour depend on that hour's counts only: its ranking is
+            // kept while they do not change (often: donations are rarer than views, and
+            // the hour's ranking of the day before still holds when the hour comes back).
+            let version = history.hourVersions[hour]
+            let order = best + hour * members
+            if version != rankedVersions[hour] {
+                rerank(order, hour: hour, weekday: weekday, history: history)
+                rankedVersions[hour] = version
+            }
+            return UnsafePointer(order)
+        }
         // The scores depend on the counts, the hour and the weekday only: unchanged since
-        // the previous view (often: donations are rarer than views), so is the ranking.
+        // the previous view, so is the ranking.
         let version = history.countsVersion
-        let day = weekdayWeight != 0 ? weekday : 0
-        if version != rankedVersion || hour != rankedHour || day != rankedWeekday || history !== rankedHistory {
-            rerank(hour: hour, weekday: weekday, history: history)
-            rankedVersion = version
+        if version != rankedVersions[0] || hour != rankedHour || weekday != rankedWeekday {
+            rerank(best, hour: hour, weekday: weekday, history: history)
+            rankedVersions[0] = version
             rankedHour = hour
-            rankedWeekday = day
-            if history !== rankedHistory { rankedHistory = history }
+            rankedWeekday = weekday
         }
         return UnsafePointer(best)
     }
 
-    /// Sorts `best` by the scores at `hour` of `weekday`, highest first, equal scores to
+    /// Sorts `order` by the scores at `hour` of `weekday`, highest first, equal scores to
     /// the lower member index: the order of `Array.rankDescending(by:scratch:)`.
-    /// Scores change little from one view to the next, so the insertion sort starts
-    /// from the previous ranking and usually has nothing to move. The start cannot
-    /// change the result: scores are never NaN and ties go to the lower index, a total
-    /// order.
-    private func rerank(hour: Int, weekday: Int, history: StackHistory) {
+    /// Scores change little from one ranking of an hour to the next, so the insertion
+    /// sort starts from the previous ranking and usually has nothing to move. The start
+    /// cannot change the result: scores are never NaN and ties go to the lower index, a
+    /// total order.
+    private func rerank(_ order: UnsafeMutablePointer<Int>, hour: Int, weekday: Int, history: StackHistory) {
         let n = members
         generation += 1
-        let s = scores, order = best
+        let s = scores
         if weekdayWeight == 0 && feedbackWeight == 0 {
             history.donationsByHour.withUnsafeBufferPointer { d in
                 for m in 0 ..< n { s[m] = smoothing + Double(d[m * 24 + hour]) }
