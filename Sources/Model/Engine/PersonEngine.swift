@@ -629,20 +629,7 @@ public final class PersonEngine: EventHandler {
             counts[day, .taps] &+= 1
         }
         if activeTrace != nil {
-            var text = "top \(scenario.widgets[members[top]].id)"
-            text += wanted >= 0 ? ", wanted \(scenario.widgets[members[wanted]].id)" : ", nothing wanted"
-            if topStale { text += ", stale" }
-            if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
-            if tapped != nil { text += ", tapped" }
-            if smartRotate && governor.holding { text += ", held" }
-            if smartRotate && governor.rotatedIn {
-                let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
-                let q = governor.quota(of: top, history: history)
-                text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
-            }
-            let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
-                : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
-            traceEvent(t, .view, widget: -1, text, reason: why)
+            traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
         if smartRotate && timeOfDay == nil {  // time_of_day observes nothing
@@ -653,9 +640,31 @@ public final class PersonEngine: EventHandler {
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
     }
 
+    /// The trace line of view `v` (kept out of `view`, which runs at every view).
+    @inline(never)
+    func traceView(_ v: ViewRecord, at t: SimTime, top: Int, wanted: Int, topStale: Bool, swipedTo: Int?, tapped: Int?,
+                   missed: MissedViewReason) {
+        let n = members.count
+        var text = "top \(scenario.widgets[members[top]].id)"
+        text += wanted >= 0 ? ", wanted \(scenario.widgets[members[wanted]].id)" : ", nothing wanted"
+        if topStale { text += ", stale" }
+        if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
+        if tapped != nil { text += ", tapped" }
+        if smartRotate && governor.holding { text += ", held" }
+        if smartRotate && governor.rotatedIn {
+            let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
+            let q = governor.quota(of: top, history: history)
+            text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
+        }
+        let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
+            : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
+        traceEvent(t, .view, widget: -1, text, reason: why)
+    }
+
     /// Why `wanted` is not on top when the governor put `top` there: the governor's
     /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
     /// own choice (no signal for `wanted` yet, or outranked).
+    @inline(__always)
     func missedReason(_ wanted: Int, proposedAhead: Bool, at t: SimTime) -> MissedViewReason {
         if proposedAhead {
             if governor.holding { return .held }

@@ -95,6 +95,12 @@ public final class RotationGovernor {
     /// The latest rotation-in time of each member, `.min` where none: when it is more
     /// than 24 h ago, so is every one in the ring, and no rotation counts.
     private var latestRotation: [SimTime] = []
+    /// The time of each member's most recent rotation in (the newest in its ring), `.min`
+    /// where none.
+    private var newestRotation: [SimTime] = []
+    /// From this time on a member is neither cooling down nor rotated in during the last
+    /// 24 h: max(`cooldownUntil`, `latestRotation` + 24 h).
+    private var openFrom: [SimTime] = []
     /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
@@ -114,6 +120,8 @@ public final class RotationGovernor {
         rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
         ringNext.resetRankingState(count: members, to: 0)
         latestRotation.resetRankingState(count: members, to: .min)
+        newestRotation.resetRankingState(count: members, to: .min)
+        openFrom.resetRankingState(count: members, to: .min)
         distinct.resetRankingState(count: members, to: 0)
         distinctAt.resetRankingState(count: members, to: -1)
     }
@@ -145,6 +153,7 @@ public final class RotationGovernor {
         if m == home { return nil }
         let r = history.currentRelevance[m]
         if let r, r <= 0 { return .vetoedScore }
+        if now >= openFrom[m] { return nil }
         if now < cooldownUntil[m] { return .coolingDown }
         // Every soft quota is at least 1: a member with no rotation in the window passes
         // without counting them or the O(history) diversity count; one with a rotation
@@ -152,10 +161,7 @@ public final class RotationGovernor {
         // pass it.
         let since = now - Milliseconds.day
         if latestRotation[m] <= since { return nil }
-        if r == nil {
-            let newest = rotationTimes[m * Self.ringSize + (ringNext[m] + Self.ringSize - 1) % Self.ringSize]
-            if newest > since && newest <= now { return .rotationQuota }
-        }
+        if r == nil && newestRotation[m] > since && newestRotation[m] <= now { return .rotationQuota }
         return quotaVeto(m, r, at: now, history: history)
     }
 
@@ -194,6 +200,7 @@ public final class RotationGovernor {
                 return h
             }
             cooldownUntil[h] = holdUntil + limits.cooldownMs
+            reopen(h)
             held = nil
         }
         holding = false
@@ -209,13 +216,21 @@ public final class RotationGovernor {
     public func swiped(at now: SimTime) {
         guard limits.mode == .ios, let h = held else { return }
         cooldownUntil[h] = now + limits.cooldownMs
+        reopen(h)
         held = nil
+    }
+
+    /// Sets `openFrom` of `m` after its cool-down or its rotations changed.
+    private func reopen(_ m: Int) {
+        openFrom[m] = max(cooldownUntil[m], latestRotation[m] + Milliseconds.day)
     }
 
     private func rotateIn(_ m: Int, at now: SimTime) {
         guard let stream else { preconditionFailure("choose before begin") }
         rotationTimes[m * Self.ringSize + ringNext[m]] = now
         latestRotation[m] = max(latestRotation[m], now)
+        newestRotation[m] = now
+        reopen(m)
         ringNext[m] = (ringNext[m] + 1) % Self.ringSize
         let span = limits.holdMaxMs - limits.holdMinMs
         held = m
