@@ -531,22 +531,17 @@ public final class PersonEngine: EventHandler {
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] &+= 1
         if v.standBy { counts[day, .standByViews] &+= 1 }
-        // By index: a for-in loop over the array property retains it at every view.
-        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
-            _ = seen(standalone[j], at: t, day: day)
-        }
+        if !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
         guard n > 0 else { return }
         if anyAdded {
-            for k in 0 ..< n where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+            seeAddedMembers(at: t, day: day)
         } else {
             // Every member is seen at every view: their `memberViews` are the day's views,
             // filled in at the end of the run (`fillMemberViews`); the spanned members'
             // stale views are counted by `staleSpans`, the others' here.
             staleSpans.viewed(day: day)
-            for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
-                counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
-            }
+            if !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
@@ -618,9 +613,7 @@ public final class PersonEngine: EventHandler {
         var swipedTo: Int? = nil
         if wanted >= 0 && wanted != top && v.wouldSwipe {
             swipedTo = wanted
-            counts[day, .swipes] &+= 1
-            governor.swiped(at: t)
-            _ = seen(members[wanted], at: t, day: day)
+            swipe(to: wanted, at: t, day: day)
         }
         var tapped: Int? = nil
         let shown = swipedTo ?? top
@@ -638,6 +631,39 @@ public final class PersonEngine: EventHandler {
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+    }
+
+    /// The standalone widgets (not in the stack) seen at a view: those already added.
+    @inline(never)
+    func seeStandalone(at t: SimTime, day: Int) {
+        // By index: a for-in loop over the array property retains it at every view.
+        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
+            _ = seen(standalone[j], at: t, day: day)
+        }
+    }
+
+    /// The stack members already added, each seen at a view (with widgets added during
+    /// the run).
+    @inline(never)
+    func seeAddedMembers(at t: SimTime, day: Int) {
+        for k in 0 ..< members.count where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+    }
+
+    /// The stale views of the `checkedMembers` at a view.
+    @inline(never)
+    func countStaleCheckedMembers(at t: SimTime, day: Int) {
+        for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
+            counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
+        }
+    }
+
+    /// The person swipes to stack member `m` at a view (kept out of `view`, whose every
+    /// view does not swipe).
+    @inline(never)
+    func swipe(to m: Int, at t: SimTime, day: Int) {
+        counts[day, .swipes] &+= 1
+        governor.swiped(at: t)
+        _ = seen(members[m], at: t, day: day)
     }
 
     /// The trace line of view `v` (kept out of `view`, which runs at every view).
