@@ -185,6 +185,7 @@ public final class RotationGovernor {
     }
 
     /// `choose` over an order in memory the caller owns.
+    @inline(__always)
     func choose(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime, history: StackHistory) -> Int {
         rotatedIn = false
         self.home = home
