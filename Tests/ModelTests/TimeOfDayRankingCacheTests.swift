@@ -7,7 +7,7 @@ import WidgetSimSampling
 /// give now, whatever happened in between: donations and swipes at other hours, other
 /// weekdays, another history, a history reset, a new person.
 @Suite struct TimeOfDayRankingCacheTests {
-    @Test(arguments: [(1.0, 0.0, 0.0), (1, 0.5, 1), (2, 0, 3), (0.5, 2, 0), (0, 0, 1)])
+    @Test(arguments: [(1.0, 0.0, 0.0), (1, 0.5, 1), (2, 0, 3), (0.5, 2, 0), (0, 0, 1), (3, 0, -1)])
     func keptRankingsAreTheScoresOrder(smoothing: Double, weekdayWeight: Double, feedbackWeight: Double) {
         let members = 4
         let p = TimeOfDayRanking(smoothing: smoothing, weekdayWeight: weekdayWeight, feedbackWeight: feedbackWeight)

@@ -139,7 +139,19 @@ public final class TimeOfDayRanking: RankingPolicy {
             let version = history.hourVersions[hour]
             let order = best + hour * members
             if version != rankedVersions[hour] {
-                rerank(order, hour: hour, weekday: weekday, history: history)
+                if history.lastChangeHour == hour && history.lastChangeSince == rankedVersions[hour] {
+                    // One count of one member went up since: only that member's score
+                    // changed, and it did not go down (a swipe weighs feedback_weight).
+                    if !history.lastChangeIsSwipe {
+                        promote(history.lastChangeMember, in: order, hour: hour, weekday: weekday, history: history)
+                    } else if feedbackWeight > 0 {
+                        promote(history.lastChangeMember, in: order, hour: hour, weekday: weekday, history: history)
+                    } else if feedbackWeight != 0 {
+                        rerank(order, hour: hour, weekday: weekday, history: history)
+                    }
+                } else {
+                    rerank(order, hour: hour, weekday: weekday, history: history)
+                }
                 rankedVersions[hour] = version
             }
             return UnsafePointer(order)
@@ -154,6 +166,26 @@ public final class TimeOfDayRanking: RankingPolicy {
             rankedWeekday = weekday
         }
         return UnsafePointer(best)
+    }
+
+    /// Moves member `m` ahead in `order`, sorted by the scores at `hour` of `weekday` as
+    /// they were before `m`'s score alone went up, past every member it now goes before:
+    /// the order `rerank` gives for the scores now (the others keep their order).
+    private func promote(
+        _ m: Int, in order: UnsafeMutablePointer<Int>, hour: Int, weekday: Int, history: StackHistory
+    ) {
+        generation += 1
+        var i = 0
+        while order[i] != m { i += 1 }
+        let sm = score(m, hour: hour, weekday: weekday, history: history)
+        while i > 0 {
+            let b = order[i - 1]
+            let sb = score(b, hour: hour, weekday: weekday, history: history)
+            if !(sm != sb ? sm > sb : m < b) { break }
+            order[i] = b
+            order[i - 1] = m
+            i -= 1
+        }
     }
 
     /// Sorts `order` by the scores at `hour` of `weekday`, highest first, equal scores to
