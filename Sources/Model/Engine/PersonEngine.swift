@@ -602,7 +602,7 @@ public final class PersonEngine: EventHandler {
                 counts[day, missed: missed] &+= 1
             }
             if position < 3 { counts[day, .top3Hits] &+= 1 }
-            counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
+            counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
         }
         if let previous = lastTop, previous != top {
             counts[day, .rotations] &+= 1
@@ -654,6 +654,24 @@ public final class PersonEngine: EventHandler {
     func countStaleCheckedMembers(at t: SimTime, day: Int) {
         for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
             counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
+        }
+    }
+
+    /// 2520 / (`position` + 1), by table for the first positions (no division).
+    @inline(__always)
+    static func reciprocalRank2520(_ position: Int) -> Int64 {
+        switch position {
+        case 0: return 2520
+        case 1: return 1260
+        case 2: return 840
+        case 3: return 630
+        case 4: return 504
+        case 5: return 420
+        case 6: return 360
+        case 7: return 315
+        case 8: return 280
+        case 9: return 252
+        default: return Int64(2520 / (position + 1))
         }
     }
 
