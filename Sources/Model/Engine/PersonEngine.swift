@@ -726,10 +726,13 @@ public final class PersonEngine: EventHandler {
         let version = history.countsVersion
         if let order = inPlaceOrder, version == inPlaceVersion, hour == inPlaceHour, weekday == inPlaceWeekday,
            tod._withUnsafeGuaranteedRef({ $0.generation }) == inPlaceGeneration {
-            assert(order == tod._withUnsafeGuaranteedRef { $0.ranked(hour: hour, weekday: weekday, history: history) })
+            assert(Array(UnsafeBufferPointer(start: order, count: members.count))
+                   == tod._withUnsafeGuaranteedRef { $0.sortedAfresh(hour: hour, weekday: weekday, history: history) })
             return order
         }
         let order = tod._withUnsafeGuaranteedRef { $0.ranked(hour: hour, weekday: weekday, history: history) }
+        assert(Array(UnsafeBufferPointer(start: order, count: members.count))
+               == tod._withUnsafeGuaranteedRef { $0.sortedAfresh(hour: hour, weekday: weekday, history: history) })
         inPlaceOrder = order
         inPlaceGeneration = tod._withUnsafeGuaranteedRef { $0.generation }
         inPlaceVersion = version

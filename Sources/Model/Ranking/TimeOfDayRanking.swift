@@ -60,7 +60,7 @@ public final class TimeOfDayRanking: RankingPolicy {
     private var rankedWeekday = 0
     /// Changes whenever a ranking may change (its memory or its order): a caller that
     /// keeps the pointer `ranked` gave and what it asked may reuse them while this, the
-    /// history's `countsVersion`, the hour and the weekday stay the same.
+    /// history, its `countsVersion`, the hour and the weekday stay the same.
     private(set) var generation = 0
     /// Rows kept: 24 with weekday weight 0, else 1.
     private var rows: Int { weekdayWeight == 0 ? 24 : 1 }
@@ -166,6 +166,13 @@ public final class TimeOfDayRanking: RankingPolicy {
             rankedWeekday = weekday
         }
         return UnsafePointer(best)
+    }
+
+    /// The order of the scores at `hour` of `weekday`, sorted afresh (to check the kept
+    /// rankings against).
+    func sortedAfresh(hour: Int, weekday: Int, history: StackHistory) -> [Int] {
+        let scores = (0 ..< members).map { score($0, hour: hour, weekday: weekday, history: history) }
+        return (0 ..< members).sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
     }
 
     /// Moves member `m` ahead in `order`, sorted by the scores at `hour` of `weekday` as
