@@ -82,7 +82,26 @@ public final class PersonEngine: EventHandler {
     let checkedMembers: [Int]
     let staleSpans: StaleSpans
     var lastTop: Int? = nil
+    /// The order handed to a ranking policy's `rank`.
     var order: [Int] = []
+    /// The order proposed at a view (the ranking's, absent members last), `members.count`
+    /// values, when `propose` made it.
+    let proposed: UnsafeMutablePointer<Int>
+    /// The ranking, when it is the built-in `time_of_day`: the engine reads its order
+    /// in place (`ranked`) rather than through `rank`'s array. `ranking` holds it, so it
+    /// is kept unmanaged: not retained again at each view.
+    let timeOfDay: Unmanaged<TimeOfDayRanking>?
+    /// Whether `timeOfDay` is set and no member is added during the run (added members
+    /// are put last in the ranking's order, through `propose`).
+    let rankInPlace: Bool
+    /// `timeOfDay`'s latest order, and what it was asked for: its `generation`, the
+    /// history's `countsVersion`, the hour and the weekday. While they are the same, so
+    /// is its answer, read here without calling it (`generation` −1: none yet).
+    var inPlaceOrder: UnsafePointer<Int>? = nil
+    var inPlaceGeneration = -1
+    var inPlaceVersion = 0
+    var inPlaceHour = 0
+    var inPlaceWeekday = 0
     var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
     var interestByHour = false
@@ -135,14 +154,19 @@ public final class PersonEngine: EventHandler {
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
         order = Array(0 ..< members.count)
+        proposed = .allocate(capacity: max(members.count, 1))
+        timeOfDay = (ranking as? TimeOfDayRanking).map { Unmanaged.passUnretained($0) }
         let predictable = hasPredictable, added = anyAdded
         let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
         self.spanned = spanned
+        rankInPlace = timeOfDay != nil && !anyAdded
         checkedMembers = scenario.stack.members.filter { !spanned[$0] }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
+
+    deinit { proposed.deallocate() }
 
     /// Kernel slots: each instance's timeline request (its next due time, or its pending
     /// request when that holds a timeline request), then its pending request when that
@@ -476,6 +500,7 @@ public final class PersonEngine: EventHandler {
         return first <= t ? first : nil
     }
 
+    @inline(__always)
     func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
         counts[day, widget: w, .views] &+= 1
         budget.didView(instance: w, at: t)
@@ -507,32 +532,19 @@ public final class PersonEngine: EventHandler {
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, .views] &+= 1
         if v.standBy { counts[day, .standByViews] &+= 1 }
-        // By index: a for-in loop over the array property retains it at every view.
-        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
-            _ = seen(standalone[j], at: t, day: day)
-        }
+        if !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
         guard n > 0 else { return }
         if anyAdded {
-            for k in 0 ..< n where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+            seeAddedMembers(at: t, day: day)
         } else {
             // Every member is seen at every view: their `memberViews` are the day's views,
             // filled in at the end of the run (`fillMemberViews`); the spanned members'
             // stale views are counted by `staleSpans`, the others' here.
             staleSpans.viewed(day: day)
-            for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
-                counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
-            }
+            if !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
-        let interestRow = interestByHour ? weekday * 24 + hour : index
-        // `order` holds the n members from `init` on: reset in place, no allocation. It is
-        // moved out of the engine for the view and back (no copy), so that its writes
-        // find it unshared and handing it on retains nothing.
-        var order = self.order
-        self.order = []
-        defer { self.order = order }
-        for k in 0 ..< n { order[k] = k }
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
         let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
@@ -541,7 +553,9 @@ public final class PersonEngine: EventHandler {
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
         var top = home
-        var missed = MissedViewReason.smartRotateOff
+        // The order proposed: the ranking's, absent members last. With Smart Rotate on,
+        // the governor's top is moved to its front.
+        let order: UnsafePointer<Int>
         if smartRotate {
             if anyMemberRelevance {
                 // One uniqueness check for the n writes, not one each.
@@ -549,27 +563,39 @@ public final class PersonEngine: EventHandler {
                     for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
                 }
             }
-            let context = ViewContext(
-                time: t, hour: hour, weekday: weekday,
-                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
-            ranking.rank(context, history: history, order: &order)
-            if anyAdded { putAbsentLast(&order, at: t) }
+            if rankInPlace {
+                order = rankedInPlace(hour: hour, weekday: weekday)
+            } else {
+                order = propose(at: t, hour: hour, weekday: weekday, index: index)
+            }
             // The ranking proposes; the governor decides what is on top.
-            top = governor.choose(order, home: home, at: t, history: history)
-            if wanted >= 0 && wanted != top { missed = missedReason(wanted, top: top, order: order, at: t) }
-            order.moveToFront(top)
-        } else if anyAdded {
-            putAbsentLast(&order, at: t)
+            top = governor.choose(UnsafeBufferPointer(start: order, count: n), home: home, at: t, history: history)
+        } else {
+            order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
         if let suggestions { suggest(suggestions, v, at: t, day: day) }
         let topStale = seen(members[top], at: t, day: day)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
+        var missed = MissedViewReason.smartRotateOff
         if wanted >= 0 {
             counts[day, .viewsWanted] &+= 1
-            var position = 0  // `order` is a permutation of the members: it holds `wanted`
-            while order[position] != wanted { position += 1 }
+            // The position of `wanted` in the order shown: the proposed order with, under
+            // Smart Rotate, the top moved to the front (the others keep their order).
+            var position = 0
+            if wanted != top {
+                // `order` is a permutation of the members: it holds `wanted`.
+                var topAhead = false
+                while order[position] != wanted {
+                    if order[position] == top { topAhead = true }
+                    position += 1
+                }
+                if smartRotate {
+                    if !topAhead { position += 1 }
+                    missed = missedReason(wanted, proposedAhead: !topAhead, at: t)
+                }
+            }
             if position == 0 {
                 counts[day, .hits] &+= 1
                 if topStale { counts[day, missed: .staleContent] &+= 1 }
@@ -577,7 +603,7 @@ public final class PersonEngine: EventHandler {
                 counts[day, missed: missed] &+= 1
             }
             if position < 3 { counts[day, .top3Hits] &+= 1 }
-            counts[day, .reciprocalRank2520] += Int64(2520 / (position + 1))
+            counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
         }
         if let previous = lastTop, previous != top {
             counts[day, .rotations] &+= 1
@@ -588,9 +614,7 @@ public final class PersonEngine: EventHandler {
         var swipedTo: Int? = nil
         if wanted >= 0 && wanted != top && v.wouldSwipe {
             swipedTo = wanted
-            counts[day, .swipes] &+= 1
-            governor.swiped(at: t)
-            _ = seen(members[wanted], at: t, day: day)
+            swipe(to: wanted, at: t, day: day)
         }
         var tapped: Int? = nil
         let shown = swipedTo ?? top
@@ -599,23 +623,10 @@ public final class PersonEngine: EventHandler {
             counts[day, .taps] &+= 1
         }
         if activeTrace != nil {
-            var text = "top \(scenario.widgets[members[top]].id)"
-            text += wanted >= 0 ? ", wanted \(scenario.widgets[members[wanted]].id)" : ", nothing wanted"
-            if topStale { text += ", stale" }
-            if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
-            if tapped != nil { text += ", tapped" }
-            if smartRotate && governor.holding { text += ", held" }
-            if smartRotate && governor.rotatedIn {
-                let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
-                let q = governor.quota(of: top, history: history)
-                text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
-            }
-            let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
-                : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
-            traceEvent(t, .view, widget: -1, text, reason: why)
+            traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if smartRotate {
+        if smartRotate && timeOfDay == nil {  // time_of_day observes nothing
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
@@ -623,24 +634,135 @@ public final class PersonEngine: EventHandler {
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
     }
 
+    /// The standalone widgets (not in the stack) seen at a view: those already added.
+    @inline(never)
+    func seeStandalone(at t: SimTime, day: Int) {
+        // By index: a for-in loop over the array property retains it at every view.
+        for j in 0 ..< standalone.count where !anyAdded || t >= addedAt[standalone[j]] {
+            _ = seen(standalone[j], at: t, day: day)
+        }
+    }
+
+    /// The stack members already added, each seen at a view (with widgets added during
+    /// the run).
+    @inline(never)
+    func seeAddedMembers(at t: SimTime, day: Int) {
+        for k in 0 ..< members.count where t >= addedAt[members[k]] { memberSeen(members[k], at: t, day: day) }
+    }
+
+    /// The stale views of the `checkedMembers` at a view.
+    @inline(never)
+    func countStaleCheckedMembers(at t: SimTime, day: Int) {
+        for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
+            counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
+        }
+    }
+
+    /// 2520 / (`position` + 1), by table for the first positions (no division).
+    @inline(__always)
+    static func reciprocalRank2520(_ position: Int) -> Int64 {
+        switch position {
+        case 0: return 2520
+        case 1: return 1260
+        case 2: return 840
+        case 3: return 630
+        case 4: return 504
+        case 5: return 420
+        case 6: return 360
+        case 7: return 315
+        case 8: return 280
+        case 9: return 252
+        default: return Int64(2520 / (position + 1))
+        }
+    }
+
+    /// The person swipes to stack member `m` at a view (kept out of `view`, whose every
+    /// view does not swipe).
+    @inline(never)
+    func swipe(to m: Int, at t: SimTime, day: Int) {
+        counts[day, .swipes] &+= 1
+        governor.swiped(at: t)
+        _ = seen(members[m], at: t, day: day)
+    }
+
+    /// The trace line of view `v` (kept out of `view`, which runs at every view).
+    @inline(never)
+    func traceView(_ v: ViewRecord, at t: SimTime, top: Int, wanted: Int, topStale: Bool, swipedTo: Int?, tapped: Int?,
+                   missed: MissedViewReason) {
+        let n = members.count
+        var text = "top \(scenario.widgets[members[top]].id)"
+        text += wanted >= 0 ? ", wanted \(scenario.widgets[members[wanted]].id)" : ", nothing wanted"
+        if topStale { text += ", stale" }
+        if let s = swipedTo { text += ", swiped to \(scenario.widgets[members[s]].id)" }
+        if tapped != nil { text += ", tapped" }
+        if smartRotate && governor.holding { text += ", held" }
+        if smartRotate && governor.rotatedIn {
+            let r = history.currentRelevance[top].map { "\($0)" } ?? "none"
+            let q = governor.quota(of: top, history: history)
+            text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
+        }
+        let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
+            : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
+        traceEvent(t, .view, widget: -1, text, reason: why)
+    }
+
     /// Why `wanted` is not on top when the governor put `top` there: the governor's
     /// limit when the ranking proposed `wanted` ahead of `top`, otherwise the ranking's
     /// own choice (no signal for `wanted` yet, or outranked).
-    func missedReason(_ wanted: Int, top: Int, order: [Int], at t: SimTime) -> MissedViewReason {
-        var proposedAhead = false
-        for m in order {
-            if m == top { break }
-            if m == wanted {
-                proposedAhead = true
-                break
-            }
-        }
+    @inline(__always)
+    func missedReason(_ wanted: Int, proposedAhead: Bool, at t: SimTime) -> MissedViewReason {
         if proposedAhead {
             if governor.holding { return .held }
             if let why = governor.veto(wanted, at: t, history: history) { return why }
         }
         let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
         return signal ? .outranked : .noSignal
+    }
+
+    /// `timeOfDay`'s order at local `hour` of `weekday`: its `ranked`, asked only when
+    /// something it depends on changed since the previous view.
+    @inline(__always)
+    func rankedInPlace(hour: Int, weekday: Int) -> UnsafePointer<Int> {
+        let tod = timeOfDay.unsafelyUnwrapped
+        let version = history.countsVersion
+        if let order = inPlaceOrder, version == inPlaceVersion, hour == inPlaceHour, weekday == inPlaceWeekday,
+           tod._withUnsafeGuaranteedRef({ $0.generation }) == inPlaceGeneration {
+            assert(Array(UnsafeBufferPointer(start: order, count: members.count))
+                   == tod._withUnsafeGuaranteedRef { $0.sortedAfresh(hour: hour, weekday: weekday, history: history) })
+            return order
+        }
+        let order = tod._withUnsafeGuaranteedRef { $0.ranked(hour: hour, weekday: weekday, history: history) }
+        assert(Array(UnsafeBufferPointer(start: order, count: members.count))
+               == tod._withUnsafeGuaranteedRef { $0.sortedAfresh(hour: hour, weekday: weekday, history: history) })
+        inPlaceOrder = order
+        inPlaceGeneration = tod._withUnsafeGuaranteedRef { $0.generation }
+        inPlaceVersion = version
+        inPlaceHour = hour
+        inPlaceWeekday = weekday
+        return order
+    }
+
+    /// The order proposed at a view through the ranking's `rank` (with Smart Rotate on)
+    /// and `putAbsentLast`, copied to `proposed`.
+    func propose(at t: SimTime, hour: Int, weekday: Int, index: Int) -> UnsafePointer<Int> {
+        let n = members.count
+        // `order` holds the n members from `init` on: reset in place, no allocation. It is
+        // moved out of the engine for the view and back (no copy), so that its writes
+        // find it unshared and handing it on retains nothing.
+        var order = self.order
+        self.order = []
+        defer { self.order = order }
+        for k in 0 ..< n { order[k] = k }
+        if smartRotate {
+            let interestRow = interestByHour ? weekday * 24 + hour : index
+            let context = ViewContext(
+                time: t, hour: hour, weekday: weekday,
+                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
+            ranking.rank(context, history: history, order: &order)
+        }
+        if anyAdded { putAbsentLast(&order, at: t) }
+        for k in 0 ..< n { proposed[k] = order[k] }
+        return UnsafePointer(proposed)
     }
 
     /// Members not yet added to the stack go to the end of `order`, in their order.

@@ -33,6 +33,18 @@ public final class StackHistory {
     /// that ranks by those counts alone may keep its last ranking while this, the hour
     /// and the weekday stay the same.
     public private(set) var countsVersion = 0
+    /// For each local hour, the `countsVersion` at which that hour's donation or swipe
+    /// counts last changed (or the history was reset): a ranking computed from one
+    /// hour's counts alone stays right while the hour's entry stays the same.
+    private(set) var hourVersions = [Int](repeating: 0, count: 24)
+    /// The latest change of the counts: its hour (−1: none since the reset), the member
+    /// whose donation or swipe count went up by one, whether it was a swipe, and the
+    /// hour's `hourVersions` entry just before it. A ranking of that hour computed at
+    /// that entry has seen every change but this one.
+    private(set) var lastChangeHour = -1
+    private(set) var lastChangeMember = 0
+    private(set) var lastChangeIsSwipe = false
+    private(set) var lastChangeSince = 0
 
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
@@ -55,6 +67,8 @@ public final class StackHistory {
     public func reset(members: Int) {
         self.members = members
         countsVersion += 1
+        hourVersions.resetFlat(count: 24, to: countsVersion)
+        lastChangeHour = -1
         lastDonation.resetFlat(count: members, to: nil)
         donations.resetFlat(count: members, to: 0)
         donationsByHour.resetFlat(count: members * 24, to: 0)
@@ -81,6 +95,7 @@ public final class StackHistory {
     /// Records a donation of `member`'s app (the engine does, before telling the ranking). Not for policies.
     public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
         countsVersion += 1
+        changed(hour: hour, member: m, swipe: false)
         lastDonation[m] = time
         donations[m] += 1
         donationsByHour[m * 24 + hour] += 1
@@ -93,10 +108,21 @@ public final class StackHistory {
         previousTop = top
         if let s = swipedTo {
             countsVersion += 1
+            changed(hour: hour, member: s, swipe: true)
             swipesToByHour[s * 24 + hour] += 1
             swipesToByWeekdayHour[s * 168 + weekday * 24 + hour] += 1
         }
         if let t = tapped { taps[t] += 1 }
+    }
+
+    /// Records that `member`'s donation or swipe count at `hour` goes up by one, at the
+    /// new `countsVersion`.
+    private func changed(hour: Int, member: Int, swipe: Bool) {
+        lastChangeHour = hour
+        lastChangeMember = member
+        lastChangeIsSwipe = swipe
+        lastChangeSince = hourVersions[hour]
+        hourVersions[hour] = countsVersion
     }
 
     /// Adds one relevance score to `member`'s history. O(distinct scores).

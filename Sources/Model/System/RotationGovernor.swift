@@ -92,6 +92,15 @@ public final class RotationGovernor {
     /// The last `ringSize` rotation-in times of each member, `.min` where none.
     private var rotationTimes: [SimTime] = []
     private var ringNext: [Int] = []
+    /// The latest rotation-in time of each member, `.min` where none: when it is more
+    /// than 24 h ago, so is every one in the ring, and no rotation counts.
+    private var latestRotation: [SimTime] = []
+    /// The time of each member's most recent rotation in (the newest in its ring), `.min`
+    /// where none.
+    private var newestRotation: [SimTime] = []
+    /// From this time on a member is neither cooling down nor rotated in during the last
+    /// 24 h: max(`cooldownUntil`, `latestRotation` + 24 h).
+    private var openFrom: [SimTime] = []
     /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
@@ -110,6 +119,9 @@ public final class RotationGovernor {
         cooldownUntil.resetRankingState(count: members, to: .min)
         rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
         ringNext.resetRankingState(count: members, to: 0)
+        latestRotation.resetRankingState(count: members, to: .min)
+        newestRotation.resetRankingState(count: members, to: .min)
+        openFrom.resetRankingState(count: members, to: .min)
         distinct.resetRankingState(count: members, to: 0)
         distinctAt.resetRankingState(count: members, to: -1)
     }
@@ -136,14 +148,26 @@ public final class RotationGovernor {
 
     /// The first limit that keeps `m` from being rotated in at `now`, or nil when it may
     /// be (the stack's own top, `home` of the latest `choose`, always may).
+    @inline(__always)
     public func veto(_ m: Int, at now: SimTime, history: StackHistory) -> MissedViewReason? {
         if m == home { return nil }
         let r = history.currentRelevance[m]
         if let r, r <= 0 { return .vetoedScore }
+        if now >= openFrom[m] { return nil }
         if now < cooldownUntil[m] { return .coolingDown }
-        let done = rotations(of: m, at: now)
         // Every soft quota is at least 1: a member with no rotation in the window passes
-        // without the O(history) diversity count.
+        // without counting them or the O(history) diversity count; one with a rotation
+        // in the window and no current relevance is at its soft quota with no score to
+        // pass it.
+        let since = now - Milliseconds.day
+        if latestRotation[m] <= since { return nil }
+        if r == nil && newestRotation[m] > since && newestRotation[m] <= now { return .rotationQuota }
+        return quotaVeto(m, r, at: now, history: history)
+    }
+
+    /// `veto`'s quota rules, for a member that may have rotated in during the last 24 h.
+    private func quotaVeto(_ m: Int, _ r: Double?, at now: SimTime, history: StackHistory) -> MissedViewReason? {
+        let done = rotations(of: m, at: now)
         if done == 0 { return nil }
         let (soft, hard) = quota(of: m, history: history)
         if done >= hard { return .rotationQuota }
@@ -157,9 +181,16 @@ public final class RotationGovernor {
     /// is the stack's own top (the person's first member, or the first one already
     /// added when earlier ones are not yet in the stack).
     public func choose(_ order: [Int], home: Int = 0, at now: SimTime, history: StackHistory) -> Int {
+        order.withUnsafeBufferPointer { choose($0, home: home, at: now, history: history) }
+    }
+
+    /// `choose` over an order in memory the caller owns.
+    @inline(__always)
+    func choose(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime, history: StackHistory) -> Int {
         rotatedIn = false
         self.home = home
         guard limits.mode == .ios else {
+            precondition(!order.isEmpty, "the order holds every member")
             current = order[0]
             return order[0]
         }
@@ -170,6 +201,7 @@ public final class RotationGovernor {
                 return h
             }
             cooldownUntil[h] = holdUntil + limits.cooldownMs
+            reopen(h)
             held = nil
         }
         holding = false
@@ -185,12 +217,21 @@ public final class RotationGovernor {
     public func swiped(at now: SimTime) {
         guard limits.mode == .ios, let h = held else { return }
         cooldownUntil[h] = now + limits.cooldownMs
+        reopen(h)
         held = nil
+    }
+
+    /// Sets `openFrom` of `m` after its cool-down or its rotations changed.
+    private func reopen(_ m: Int) {
+        openFrom[m] = max(cooldownUntil[m], latestRotation[m] + Milliseconds.day)
     }
 
     private func rotateIn(_ m: Int, at now: SimTime) {
         guard let stream else { preconditionFailure("choose before begin") }
         rotationTimes[m * Self.ringSize + ringNext[m]] = now
+        latestRotation[m] = max(latestRotation[m], now)
+        newestRotation[m] = now
+        reopen(m)
         ringNext[m] = (ringNext[m] + 1) % Self.ringSize
         let span = limits.holdMaxMs - limits.holdMinMs
         held = m
