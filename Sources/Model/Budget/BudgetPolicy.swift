@@ -130,9 +130,37 @@ public protocol BudgetPolicy: AnyObject {
     /// policy with a learning period starts one for it. Called once per added instance,
     /// before its first reload (reason `widgetAdded`, free). O(1). Optional.
     func didAdd(instance: Int, at now: SimTime)
+    /// Which of ``didView(instance:at:)``, ``didReload(instance:charged:at:)``,
+    /// ``didUseApp(instance:at:)`` and ``didAdd(instance:at:)`` the policy needs: the
+    /// engine calls only those (at every view and every reload, a call to an empty
+    /// method is not free). Fixed for the policy's life. Optional: `.all` unless a
+    /// policy declares less, and a policy declaring less must behave as if the calls it
+    /// leaves out did nothing.
+    var observes: BudgetObservations { get }
+}
+
+/// The notifications a budget policy asks for (`BudgetPolicy.observes`).
+public struct BudgetObservations: OptionSet, Sendable, Hashable {
+    /// One bit per notification.
+    public let rawValue: UInt8
+    /// The set with these bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// ``BudgetPolicy/didView(instance:at:)``.
+    public static let views = BudgetObservations(rawValue: 1)
+    /// ``BudgetPolicy/didReload(instance:charged:at:)``.
+    public static let reloads = BudgetObservations(rawValue: 2)
+    /// ``BudgetPolicy/didUseApp(instance:at:)``.
+    public static let appUse = BudgetObservations(rawValue: 4)
+    /// ``BudgetPolicy/didAdd(instance:at:)``.
+    public static let additions = BudgetObservations(rawValue: 8)
+    /// Every notification.
+    public static let all: BudgetObservations = [.views, .reloads, .appUse, .additions]
 }
 
 extension BudgetPolicy {
+    /// Every notification, unless the policy says otherwise.
+    public var observes: BudgetObservations { .all }
     public func didView(instance: Int, at now: SimTime) {}
     public func didUseApp(instance: Int, at now: SimTime) {}
     public func didAdd(instance: Int, at now: SimTime) {}

@@ -54,4 +54,6 @@ public final class FixedIntervalBudget: BudgetPolicy {
 
     /// Grants are recorded by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public var observes: BudgetObservations { [] }
 }

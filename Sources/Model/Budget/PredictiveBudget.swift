@@ -323,6 +323,8 @@ public final class PredictiveBudget: BudgetPolicy {
     /// Grants are counted by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
+    public var observes: BudgetObservations { [.views, .additions] }
+
     public func didAdd(instance: Int, at now: SimTime) {
         catchUp(now)
         let day = DailyViewCounts.day(of: now)

@@ -161,6 +161,8 @@ public final class StandbyBucketsBudget: BudgetPolicy {
     /// Grants are recorded by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
+    public var observes: BudgetObservations { [.appUse] }
+
     public func didUseApp(instance: Int, at now: SimTime) {
         lastUse[instance] = now
     }

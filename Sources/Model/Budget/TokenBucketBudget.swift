@@ -97,4 +97,6 @@ public final class TokenBucketBudget: BudgetPolicy {
 
     /// Tokens are spent by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public var observes: BudgetObservations { [] }
 }

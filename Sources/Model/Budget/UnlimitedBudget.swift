@@ -14,4 +14,6 @@ public final class UnlimitedBudget: BudgetPolicy {
     public func begin(instances: Int) {}
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision { .grant }
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+
+    public var observes: BudgetObservations { [] }
 }

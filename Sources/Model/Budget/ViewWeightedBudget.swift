@@ -168,6 +168,8 @@ public final class ViewWeightedBudget: BudgetPolicy {
     /// Grants are recorded by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
+    public var observes: BudgetObservations { [.views, .additions] }
+
     public func didView(instance: Int, at now: SimTime) {
         if budgetDay == .person { personDay.recordView(at: now) }
         views.record(instance, day: DailyViewCounts.day(of: now))

@@ -9,6 +9,8 @@ public final class PersonEngine: EventHandler {
 
     let scenario: Scenario
     let budget: any BudgetPolicy
+    /// What `budget` asks to be told (`BudgetPolicy.observes`), read once.
+    let budgetObserves: BudgetObservations
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
     /// The system's rules between the policies and the phone (MODEL §3, §5).
@@ -109,6 +111,7 @@ public final class PersonEngine: EventHandler {
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
         self.budget = budget
+        budgetObserves = budget.observes
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
         governor = RotationGovernor(limits: scenario.stack.rotationLimits)
@@ -328,14 +331,16 @@ public final class PersonEngine: EventHandler {
                 if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
             }
             traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
-            for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
+            if budgetObserves.contains(.appUse) {
+                for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
+            }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, queue: &queue) }
         case .view:
             view(world.views[i], index: i, at: t, day: day, queue: &queue)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added to the home screen: first reload, free")
-            budget.didAdd(instance: x, at: t)
+            if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
             request(x, .widgetAdded, at: t, day: day, queue: &queue)
         case .audioStart:
             let x = Int(world.audioStarts[i].widget)
@@ -457,7 +462,7 @@ public final class PersonEngine: EventHandler {
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
-        budget.didReload(instance: w, charged: charged, at: t)
+        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
         traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
     }
 
@@ -503,7 +508,7 @@ public final class PersonEngine: EventHandler {
     @inline(__always)
     func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
         counts[day, widget: w, .views] &+= 1
-        budget.didView(instance: w, at: t)
+        if budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
         if let since = staleSince(w, at: t) {
             counts[day, widget: w, .staleViews] &+= 1
             counts[day, widget: w, .stalenessMs] += t - since
