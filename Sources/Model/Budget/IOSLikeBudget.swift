@@ -192,6 +192,8 @@ public final class IOSLikeBudget: BudgetPolicy {
     /// Grants are spent by `decide`; reloads change nothing.
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
 
+    public var observes: BudgetObservations { [.views, .additions] }
+
     public func didAdd(instance: Int, at now: SimTime) {
         if budgetDay == .person {
             if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
