@@ -282,17 +282,15 @@ public final class WorldBuilder {
             let c = spec.content
             w.scheduled[i].removeAll(keepingCapacity: true)
             if c.scheduledPerDay > 0 {
-                stream(StreamProcess.scheduled(i)).poissonArrivals(
-                    from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].scheduled),
+                w.hours.poissonArrivals(
+                    stream(StreamProcess.scheduled(i)), from: 0, to: end, hourlyRate: contentRates[i].scheduled,
                     into: &w.scheduled[i])
             }
             changeTimes[i].removeAll(keepingCapacity: true)
             w.pushTimes[i].removeAll(keepingCapacity: true)
             if c.randomPerDay > 0 {
-                stream(StreamProcess.randomChanges(i)).poissonArrivals(
-                    from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].random),
+                w.hours.poissonArrivals(
+                    stream(StreamProcess.randomChanges(i)), from: 0, to: end, hourlyRate: contentRates[i].random,
                     into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
@@ -361,9 +359,9 @@ public final class WorldBuilder {
     private func buildViews(_ w: PersonWorld, end: SimTime, viewsPerDay: Double) {
         let s = scenario
         var times: [SimTime] = []
-        stream(StreamProcess.views).poissonArrivals(
-            from: 0, to: end,
-            rate: LocalHourRate(clock: w.clock, meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
+        w.hours.poissonArrivals(
+            stream(StreamProcess.views), from: 0, to: end,
+            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
             into: &times)
         // Glances in StandBy, beside the ordinary views.
         if let standBy = s.person.standBy, standBy.viewsPerHour > 0 {
@@ -500,10 +498,10 @@ public final class WorldBuilder {
     private func buildSessions(_ w: PersonWorld, end: SimTime, sessionsPerDay: Double) {
         let s = scenario
         var times: [SimTime] = []
-        stream(StreamProcess.sessions).poissonArrivals(
-            from: 0, to: end,
-            rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay * sessionBurstBound,
-                                hourWeights: s.person.sessionProfile),
+        w.hours.poissonArrivals(
+            stream(StreamProcess.sessions), from: 0, to: end,
+            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: sessionsPerDay * sessionBurstBound,
+                                                 hourWeights: s.person.sessionProfile),
             into: &times)
         var lambda = self.lambda
         self.lambda = []
@@ -620,9 +618,8 @@ extension WorldBuilder {
             guard let model = spec.audioSessions, model.perDay > 0 else { continue }
             let r = stream(StreamProcess.audioSessions(i))
             starts.removeAll(keepingCapacity: true)
-            r.poissonArrivals(
-                from: 0, to: end,
-                rate: LocalHourRate(clock: w.clock, meanPerDay: model.perDay, hourWeights: model.profile),
+            w.hours.poissonArrivals(
+                r, from: 0, to: end, hourlyRate: LocalHourRate.hourlyRate(meanPerDay: model.perDay, hourWeights: model.profile),
                 into: &starts)
             for t in starts {
                 let length = model.sigma > 0
