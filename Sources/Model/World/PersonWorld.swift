@@ -136,6 +136,10 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
+    /// Whether views whose λ depends on the local hour and weekday alone are built in
+    /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
+    /// it off to compare the two.
+    var viewsByHourInOwnLoop = true
 
     /// Fails only for a time zone or start date that `Scenario` validation lets
     /// through but the tz database rejects.
@@ -389,6 +393,10 @@ public final class WorldBuilder {
             self.lambda = lambda
         }
         viewInterest.removeAll(keepingCapacity: true)
+        if byHour && viewsByHourInOwnLoop {
+            buildViewsByHour(w, times: times)
+            return
+        }
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
         // The feedback stream draws only these two uniforms per view. When neither
@@ -476,6 +484,76 @@ public final class WorldBuilder {
                         wanted: Int8(wanted),
                         wouldSwipe: swipe, wouldTap: tap,
                         bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy))
+                }
+            }
+            filled = times.count
+        }
+    }
+
+    /// The views of `times` when the members' λ depends on the local hour and weekday
+    /// only and no widget is placed nowhere (`stackSums` is not empty): the general loop
+    /// of `buildViews` with what it then knows ahead (no λ worked out at a view, no
+    /// suggestable widget), so that its state fits in registers. The same draws and the
+    /// same records, as `viewsByHourInOwnLoop` lets tests check.
+    @inline(never)
+    private func buildViewsByHour(_ w: PersonWorld, times: [SimTime]) {
+        let s = scenario
+        let wantedDraws = stream(StreamProcess.wanted)
+        let feedback = stream(StreamProcess.feedback)
+        // As in `buildViews`: with both probabilities 0 or at least 1 the feedback stream
+        // is left undrawn.
+        let swipeP = s.person.swipeProbability, tapP = s.person.tapProbability
+        let feedbackIsFixed = (swipeP <= 0 || swipeP >= 1) && (tapP <= 0 || tapP >= 1)
+        let swipeAlways = swipeP >= 1, tapAlways = tapP >= 1
+        let none = s.person.noInterest
+        // λ of the widgets placed nowhere: there are none.
+        let placedNowhere = 0.0
+        let n = stackMembers.count
+        let starts = w.standByStarts, ends = w.standByEnds
+        let spans = w.hours.spans
+        var standByIndex = 0, until = SimTime.min, spanIndex = 0
+        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
+            stackInterest.withUnsafeBufferPointer { table in
+                stackSums.withUnsafeBufferPointer { sumsTable in
+                    // What every view of the span records alike, and the row of λ.
+                    var record = ViewRecord(time: 0, hour: 0, weekday: 0, wanted: -1, wouldSwipe: false, wouldTap: false,
+                                            bestChanceNano: 0, wantedChanceNano: 0)
+                    var total = 0.0
+                    var row = UnsafeBufferPointer<Double>(start: nil, count: 0)
+                    var next = out.baseAddress!
+                    for t in times {
+                        while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+                        let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
+                        if t >= until {
+                            while spans[spanIndex].end <= t { spanIndex += 1 }
+                            let span = spans[spanIndex]
+                            until = span.end
+                            let r = Int(span.weekday) * 24 + Int(span.hour)
+                            let sums = sumsTable[r]
+                            record.hour = span.hour
+                            record.weekday = span.weekday
+                            record.bestChanceNano = sums.bestChanceNano
+                            record.wantedChanceNano = sums.wantedChanceNano
+                            total = sums.total
+                            row = UnsafeBufferPointer(rebasing: table[r * n ..< r * n + n])
+                        }
+                        // Draw always: the wanted member, then swipe and tap.
+                        let u = wantedDraws.uniform() * (none + placedNowhere + total)
+                        var wanted = -1
+                        if u >= none && total > 0 { wanted = RandomStream.inverse(u - none, weights: row) }
+                        if feedbackIsFixed {
+                            record.wouldSwipe = swipeAlways
+                            record.wouldTap = tapAlways
+                        } else {
+                            record.wouldSwipe = feedback.uniform() < swipeP
+                            record.wouldTap = feedback.uniform() < tapP
+                        }
+                        record.time = t
+                        record.wanted = Int8(wanted)
+                        record.standBy = inStandBy
+                        next.initialize(to: record)
+                        next += 1
+                    }
                 }
             }
             filled = times.count

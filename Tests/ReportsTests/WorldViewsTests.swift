@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import WidgetSimKernel
+@testable import WidgetSimModel
+
+/// The loop that builds views whose λ depends on the local hour and weekday alone
+/// (`WorldBuilder.buildViewsByHour`) against the general loop of `buildViews`: the same
+/// records, field by field, and the same draws after them.
+@Suite struct WorldViewsTests {
+    static func records(_ s: Scenario, ownLoop: Bool, people: Int) throws -> [[String]] {
+        let builder = try WorldBuilder(scenario: s)
+        builder.viewsByHourInOwnLoop = ownLoop
+        var rows: [[String]] = []
+        for person in 0 ..< people {
+            let w = builder.build(person: person, replication: 1)
+            #expect(w.interestByHour, "the scenario's views take the by-hour loop")
+            rows.append(w.views.map {
+                "\($0.time) \($0.hour) \($0.weekday) \($0.wanted) \($0.wouldSwipe) \($0.wouldTap) "
+                    + "\($0.bestChanceNano) \($0.wantedChanceNano) \($0.standBy)"
+            })
+            // The streams the views draw from are where the general loop leaves them.
+            rows.append(["\(builder.stream(StreamProcess.wanted).uniform()) \(builder.stream(StreamProcess.feedback).uniform())"])
+        }
+        return rows
+    }
+
+    @Test(arguments: [
+        (0.0, 0.0, 0.0, false, "UTC"), (0.3, 0.6, 0.0, false, "UTC"), (1.0, 0.0, 0.4, true, "Europe/Berlin"),
+        (0.5, 1.0, 2.0, true, "America/New_York"),
+    ])
+    func theByHourLoopWritesTheGeneralLoopsRecords(
+        swipe: Double, tap: Double, noInterest: Double, standBy: Bool, zone: String
+    ) throws {
+        var s = try loadScenario("bench-reference.yaml")
+        s.days = 40
+        s.timeZone = zone
+        s.start = CalendarDate(year: 2026, month: 3, day: 1)
+        s.person.swipeProbability = swipe
+        s.person.tapProbability = tap
+        s.person.noInterest = noInterest
+        if standBy {
+            var model = StandByModel()
+            model.viewsPerHour = 3
+            s.person.standBy = model
+        }
+        let own = try Self.records(s, ownLoop: true, people: 4)
+        let general = try Self.records(s, ownLoop: false, people: 4)
+        #expect(own.count == 8 && own.reduce(0) { $0 + $1.count } > 4 * 40 * 80)
+        #expect(own == general)
+    }
+}
