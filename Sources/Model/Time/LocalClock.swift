@@ -261,7 +261,7 @@ extension LocalHours {
                     var pieces = Pieces(spans: spanBuffer, hourlyRate: rateBuffer)
                     pieces: while t < limit {
                         var (r, pieceEnd) = pieces.piece(containing: t)
-                        while true {
+                        piece: while true {
                             let reach = Swift.min(pieceEnd, limit)
                             // A piece must end after t; should rounding ever say otherwise,
                             // step past t rather than stall.
@@ -290,14 +290,30 @@ extension LocalHours {
                             }
                             t = stop
                             // At the end of the span's own piece, before the limit: the next
-                            // span, whose end is at least 1 ms on (so the piece is the span).
-                            let spanEnd = spanBuffer[pieces.index].end
-                            if t == pieceEnd && t == Double(spanEnd) && t < limit {
-                                pieces.index &+= 1
-                                let span = spanBuffer[pieces.index]
-                                (r, pieceEnd) = (rateBuffer[Int(span.hour)], Double(span.end))
-                                assert(span.end > spanEnd, "spans end one after another")
-                                continue
+                            // span, whose end is at least 1 ms on (so the piece is the span),
+                            // and the spans after it while none holds the next arrival,
+                            // each with the steps of the loop above: no arrival in the piece
+                            // (`need` above its capacity), `need` less the capacity, t at its end.
+                            if t == pieceEnd && t == Double(spanBuffer[pieces.index].end) && t < limit {
+                                while true {
+                                    pieces.index &+= 1
+                                    let span = spanBuffer[pieces.index]
+                                    let spanEnd = Double(span.end), spanRate = rateBuffer[Int(span.hour)]
+                                    assert(spanEnd > t, "spans end one after another")
+                                    if spanEnd >= limit {
+                                        (r, pieceEnd) = (spanRate, spanEnd)
+                                        continue piece
+                                    }
+                                    if spanRate > 0 {
+                                        let capacity = spanRate * (spanEnd - t)
+                                        if need <= capacity {
+                                            (r, pieceEnd) = (spanRate, spanEnd)
+                                            continue piece
+                                        }
+                                        need -= capacity
+                                    }
+                                    t = spanEnd
+                                }
                             }
                             continue pieces
                         }
