@@ -97,7 +97,15 @@ public final class WorldBuilder {
     let homeZone: TimeZone
     let travelZones: [TimeZone]
     let epochMs: Int64
-    let streams: [UInt64: RandomStream]
+    /// Each process's stream at the index of its number (nil where no process has it).
+    let streams: [RandomStream?]
+    /// The build each stream was last seeded for (`builds` then), at the same index: a
+    /// stream is seeded when a build first asks for it, so processes a world does not
+    /// use cost nothing. Its draws are the same: nothing draws from it before.
+    var seededFor: [Int]
+    /// The number of builds so far, and the (replication, person) of the last.
+    var builds = 0
+    var key = (replication: 0, person: 0)
     let world: PersonWorld
     let stackMembers: [Int]
     let widgetCount: Int
@@ -157,7 +165,6 @@ public final class WorldBuilder {
             throw WorldError.badStartDate(scenario.start.description)
         }
         epochMs = epoch
-        var streams: [UInt64: RandomStream] = [:]
         var processes: [UInt64] = [
             StreamProcess.personRates, StreamProcess.views, StreamProcess.wanted,
             StreamProcess.feedback, StreamProcess.sessions, StreamProcess.sessionDetails,
@@ -168,8 +175,10 @@ public final class WorldBuilder {
             processes += [StreamProcess.randomChanges(w), StreamProcess.pushes(w), StreamProcess.scheduled(w),
                           StreamProcess.audioSessions(w)]
         }
-        for p in processes { streams[p] = RandomStream(kind: scenario.generator, seed: 1) }
+        var streams = [RandomStream?](repeating: nil, count: Int(processes.max() ?? 0) + 1)
+        for p in processes { streams[Int(p)] = RandomStream(kind: scenario.generator, seed: 1) }
         self.streams = streams
+        seededFor = Array(repeating: 0, count: streams.count)
         world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: scenario.durationMs))
         stackMembers = scenario.stack.members
         widgetCount = scenario.widgets.count
@@ -218,15 +227,24 @@ public final class WorldBuilder {
         }
     }
 
-    func stream(_ process: UInt64) -> RandomStream { streams[process]! }
+    /// The stream of `process`, seeded for the person and replication being built.
+    func stream(_ process: UInt64) -> RandomStream {
+        let i = Int(process)
+        let stream = streams[i]!
+        if seededFor[i] != builds {
+            stream.reseed(StreamKey(seed: scenario.seed, replication: key.replication, person: key.person, process: process))
+            seededFor[i] = builds
+        }
+        return stream
+    }
 
     /// The world of `person` in `replication`. The returned object is reused by the
     /// next call: finish with it first.
     public func build(person: Int, replication: Int) -> PersonWorld {
         let s = scenario
-        for (process, stream) in streams {
-            stream.reseed(StreamKey(seed: s.seed, replication: replication, person: person, process: process))
-        }
+        // Every stream is seeded for this person when first asked for (`stream(_:)`).
+        builds += 1
+        key = (replication, person)
         let w = world
         w.person = person
         w.replication = replication
