@@ -509,15 +509,20 @@ public final class WorldBuilder {
     }
 
     /// The views of `times` when the members' λ depends on the local hour and weekday
-    /// only and no widget is placed nowhere (`stackSums` is not empty): the general loop
-    /// of `buildViews` with what it then knows ahead (no λ worked out at a view, no
-    /// suggestable widget), so that its state fits in registers. The same draws and the
-    /// same records, as `viewsByHourInOwnLoop` lets tests check.
+    /// only and no widget is placed nowhere (`stackSums` is not empty): what the general
+    /// loop of `buildViews` writes, in three passes that each keep their state in
+    /// registers. Each stream's draws keep their order (the wanted member's stream draws
+    /// once per view, the feedback stream twice, and neither draws elsewhere), so the
+    /// passes draw what the general loop draws, as `viewsByHourInOwnLoop` lets tests
+    /// check:
+    /// 1. span by span of the local hours, the views of the span with the span's
+    ///    sums and row of λ, and their wanted members;
+    /// 2. unless their outcomes are certain, the swipe and tap draws;
+    /// 3. the views in each StandBy period.
     @inline(never)
     private func buildViewsByHour(_ w: PersonWorld, times: [SimTime]) {
         let s = scenario
         let wantedDraws = stream(StreamProcess.wanted)
-        let feedback = stream(StreamProcess.feedback)
         // As in `buildViews`: with both probabilities 0 or at least 1 the feedback stream
         // is left undrawn.
         let swipeP = s.person.swipeProbability, tapP = s.person.tapProbability
@@ -527,54 +532,64 @@ public final class WorldBuilder {
         // λ of the widgets placed nowhere: there are none.
         let placedNowhere = 0.0
         let n = stackMembers.count
-        let starts = w.standByStarts, ends = w.standByEnds
-        let spans = w.hours.spans
-        var standByIndex = 0, until = SimTime.min, spanIndex = 0
-        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
-            stackInterest.withUnsafeBufferPointer { table in
-                stackSums.withUnsafeBufferPointer { sumsTable in
-                    // What every view of the span records alike, and the row of λ.
-                    var record = ViewRecord(time: 0, hour: 0, weekday: 0, wanted: -1, wouldSwipe: false, wouldTap: false,
-                                            bestChanceNano: 0, wantedChanceNano: 0)
-                    var total = 0.0
-                    var row = UnsafeBufferPointer<Double>(start: nil, count: 0)
-                    var next = out.baseAddress!
-                    for t in times {
-                        while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
-                        let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
-                        if t >= until {
-                            while spans[spanIndex].end <= t { spanIndex += 1 }
-                            let span = spans[spanIndex]
-                            until = span.end
-                            let r = Int(span.weekday) * 24 + Int(span.hour)
-                            let sums = sumsTable[r]
-                            record.hour = span.hour
-                            record.weekday = span.weekday
-                            record.bestChanceNano = sums.bestChanceNano
-                            record.wantedChanceNano = sums.wantedChanceNano
-                            total = sums.total
-                            row = UnsafeBufferPointer(rebasing: table[r * n ..< r * n + n])
+        let count = times.count
+        w.views = [ViewRecord](unsafeUninitializedCapacity: count) { out, filled in
+            times.withUnsafeBufferPointer { timeBuffer in
+                w.hours.spans.withUnsafeBufferPointer { spans in
+                    stackInterest.withUnsafeBufferPointer { table in
+                        stackSums.withUnsafeBufferPointer { sumsTable in
+                            let times = timeBuffer.baseAddress, views = out.baseAddress!
+                            var k = 0, spanIndex = 0
+                            while k < count {
+                                // The span of view k, and every view before its end.
+                                while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                let span = spans[spanIndex]
+                                let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                let sums = sumsTable[r]
+                                let total = sums.total, scale = none + placedNowhere + sums.total
+                                let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                let wants = total > 0
+                                repeat {
+                                    let t = times![k]
+                                    // Draw always: the wanted member.
+                                    let u = wantedDraws.uniform() * scale
+                                    var wanted = -1
+                                    if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                    (views + k).initialize(to: ViewRecord(
+                                        time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                        wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
+                                    k &+= 1
+                                } while k < count && times![k] < span.end
+                            }
                         }
-                        // Draw always: the wanted member, then swipe and tap.
-                        let u = wantedDraws.uniform() * (none + placedNowhere + total)
-                        var wanted = -1
-                        if u >= none && total > 0 { wanted = RandomStream.inverse(u - none, weights: row) }
-                        if feedbackIsFixed {
-                            record.wouldSwipe = swipeAlways
-                            record.wouldTap = tapAlways
-                        } else {
-                            record.wouldSwipe = feedback.uniform() < swipeP
-                            record.wouldTap = feedback.uniform() < tapP
-                        }
-                        record.time = t
-                        record.wanted = Int8(wanted)
-                        record.standBy = inStandBy
-                        next.initialize(to: record)
-                        next += 1
                     }
                 }
             }
-            filled = times.count
+            filled = count
+        }
+        if !feedbackIsFixed {
+            let feedback = stream(StreamProcess.feedback)
+            w.views.withUnsafeMutableBufferPointer { views in
+                for k in views.indices {
+                    views[k].wouldSwipe = feedback.uniform() < swipeP
+                    views[k].wouldTap = feedback.uniform() < tapP
+                }
+            }
+        }
+        // A view is in StandBy when a period holds it (the periods are apart, in order).
+        let starts = w.standByStarts, ends = w.standByEnds
+        if !starts.isEmpty {
+            w.views.withUnsafeMutableBufferPointer { views in
+                var k = 0
+                for (start, end) in zip(starts, ends) {
+                    while k < views.count && views[k].time < start { k += 1 }
+                    while k < views.count && views[k].time < end {
+                        views[k].standBy = true
+                        k += 1
+                    }
+                }
+            }
         }
     }
 
