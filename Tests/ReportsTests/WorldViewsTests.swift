@@ -53,4 +53,46 @@ import WidgetSimKernel
             break
         }
     }
+
+    /// The loop that builds sessions when no widget's interest bursts
+    /// (`WorldBuilder.buildSessionsByHour`) against the general loop of `buildSessions`:
+    /// the same sessions and session ends, and the same draws after them.
+    @Test(arguments: [
+        (0.0, 1.0, "UTC", false), (0.8, 0.5, "Europe/Berlin", false), (0.3, 0.9, "America/New_York", true),
+    ])
+    func theByHourSessionLoopWritesTheGeneralLoopsSessions(
+        sigma: Double, donation: Double, zone: String, idleHours: Bool
+    ) throws {
+        var s = try loadScenario("bench-reference.yaml")
+        s.days = 40
+        s.timeZone = zone
+        s.start = CalendarDate(year: 2026, month: 3, day: 1)
+        s.person.sessionSigma = sigma
+        s.person.donationProbability = donation
+        // No interest in every third local hour: candidates then are dropped.
+        if idleHours {
+            for i in s.widgets.indices { s.widgets[i].interest.hourly = (0 ..< 24).map { $0 % 3 == 0 ? 0 : 1 } }
+        }
+        func sessions(ownLoop: Bool) throws -> [String] {
+            let builder = try WorldBuilder(scenario: s)
+            builder.sessionsByHourInOwnLoop = ownLoop
+            var rows: [String] = []
+            for person in 0 ..< 4 {
+                let w = builder.build(person: person, replication: 2)
+                rows += w.sessions.map {
+                    "\($0.start) \($0.end) \($0.widget) \($0.donates) \($0.donatedInstance) \($0.hour) \($0.weekday)"
+                }
+                rows += w.sessionEnds.map { "end \($0.time) \($0.widget)" }
+                rows.append("\(builder.stream(StreamProcess.sessionDetails).uniform()) "
+                    + "\(builder.stream(StreamProcess.donatedConfigurations).uniform())")
+            }
+            return rows
+        }
+        let own = try sessions(ownLoop: true), general = try sessions(ownLoop: false)
+        #expect(own.count > 4 * 40 * 10)
+        #expect(own.count == general.count)
+        if let j = (0 ..< min(own.count, general.count)).first(where: { own[$0] != general[$0] }) {
+            Issue.record("item \(j): \(own[j]) in its own loop, \(general[j]) in the general one")
+        }
+    }
 }

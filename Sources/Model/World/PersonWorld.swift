@@ -148,6 +148,8 @@ public final class WorldBuilder {
     /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
     /// it off to compare the two.
     var viewsByHourInOwnLoop = true
+    /// The same for sessions when no widget's interest bursts (`buildSessionsByHour`).
+    var sessionsByHourInOwnLoop = true
 
     /// Fails only for a time zone or start date that `Scenario` validation lets
     /// through but the tz database rejects.
@@ -623,6 +625,10 @@ public final class WorldBuilder {
         let thin = bursts.contains(true)
         // A session's length in whole ms (at least 1), when it is not drawn.
         let fixedDuration = max(1, CheckedTime.milliseconds(Double(s.person.sessionMedianMs).rounded()))
+        if !thin && sessionsByHourInOwnLoop {
+            buildSessionsByHour(w, times: times, end: end, fixedDuration: fixedDuration)
+            return
+        }
         // The local hour and weekday hold from one session to the next until `until`, the
         // end of the session's span of `LocalHours` (span `spanIndex`), and so, when no widget's
         // interest bursts, does λ: the row of `hourWeekdayInterest`, with its sum in
@@ -682,6 +688,73 @@ public final class WorldBuilder {
 }
 
 extension WorldBuilder {
+    /// The sessions of the candidate times `times` when no widget's interest bursts: the
+    /// general loop of `buildSessions` without thinning, span by span of the local hours
+    /// (λ is the span's row of `hourWeekdayInterest`), so that its state fits in
+    /// registers. The same draws in the same order and the same records, as
+    /// `sessionsByHourInOwnLoop` lets tests check.
+    @inline(never)
+    func buildSessionsByHour(_ w: PersonWorld, times: [SimTime], end: SimTime, fixedDuration: SimTime) {
+        let person = scenario.person
+        let details = stream(StreamProcess.sessionDetails)
+        let configurations = stream(StreamProcess.donatedConfigurations)
+        let donationProbability = person.donationProbability
+        let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
+        let count = times.count, widgets = widgetCount
+        // At most one session and one session end per candidate: each written once into
+        // an array of that many.
+        var sessionEnds: [WidgetMoment] = []
+        w.sessions = [SessionRecord](unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
+            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: count) { ends, endsFilled in
+                times.withUnsafeBufferPointer { times in
+                    w.hours.spans.withUnsafeBufferPointer { spans in
+                        hourWeekdayInterest.withUnsafeBufferPointer { table in
+                            hourWeekdayTotals.withUnsafeBufferPointer { totals in
+                                var k = 0, spanIndex = 0, filled = 0, endCount = 0
+                                while k < count {
+                                    // The span of candidate k, and every candidate before its end.
+                                    while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let row = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let total = totals[row]
+                                    let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
+                                    repeat {
+                                        let t = times[k]
+                                        k &+= 1
+                                        // Draw always: the widget, the donation, the length, the
+                                        // donated configuration.
+                                        let u = details.uniform() * total
+                                        let donates = details.uniform() < donationProbability
+                                        let duration = sigma > 0
+                                            ? max(1, CheckedTime.milliseconds(details.logNormal(median: median, sigma: sigma).rounded()))
+                                            : fixedDuration
+                                        let c = configurations.uniform()
+                                        guard total > 0 else { continue }  // no widget of interest at this hour
+                                        let widget = RandomStream.inverse(u, weights: weights)
+                                        let stop = t + duration
+                                        (sessions.baseAddress! + filled).initialize(to: SessionRecord(
+                                            start: t, end: stop, widget: Int32(widget), donates: donates,
+                                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                            hour: span.hour, weekday: span.weekday))
+                                        filled &+= 1
+                                        if stop < end {
+                                            (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                                            endCount &+= 1
+                                        }
+                                    } while k < count && times[k] < span.end
+                                }
+                                sessionsFilled = filled
+                                endsFilled = endCount
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        sessionEnds.sortUnlessSorted()
+        w.sessionEnds = sessionEnds
+    }
+
     /// StandBy periods (see `StandByModel`): for every local night, the one before the
     /// start included (the person may be asleep at the start), always the same draws
     /// (start offset, length) whether or not the period falls in the run.
