@@ -1,3 +1,4 @@
+import CGSL
 import Foundation
 import WidgetSimKernel
 import WidgetSimSampling
@@ -197,6 +198,130 @@ public struct LocalHours: Sendable {
             }
         }
         self.spans = spans
+    }
+}
+
+extension LocalHours {
+    /// The pieces of `LocalHourRate(clock:hourlyRate:)` on the clock these hours were
+    /// made from, read from the spans in order: the span that holds a time's whole ms
+    /// gives the rate of its hour and ends the piece, as the clock gives them (the hours
+    /// are the clock's). Like `LocalHourRate`, a piece asked for less than 1 ms before its
+    /// span's end lasts 1 ms (the end is never closer than that).
+    /// Asked with times that never decrease, it keeps the index of the last span it gave.
+    struct Pieces {
+        let spans: UnsafeBufferPointer<Span>
+        let hourlyRate: UnsafeBufferPointer<Double>
+        var index = 0
+
+        init(spans: UnsafeBufferPointer<Span>, hourlyRate: UnsafeBufferPointer<Double>) {
+            self.spans = spans
+            self.hourlyRate = hourlyRate
+        }
+
+        @inline(__always)
+        mutating func piece(containing t: Double) -> (rate: Double, end: Double) {
+            // Times and local times of a run are not negative, where truncation is the floor.
+            let ms = t >= 0 ? widgetsim_trunc_i64(t) : SimTime(t.rounded(.down))
+            let spans = spans.baseAddress!
+            // The times asked about never decrease, and stay before the clock's end, which
+            // the last span reaches.
+            while spans[index].end <= ms { index &+= 1 }
+            assert(index < self.spans.count, "a piece asked for at or after the clock's end")
+            let span = spans[index]
+            let end = Double(span.end)
+            return (hourlyRate[Int(span.hour)], Swift.max(end, t + 1))
+        }
+    }
+
+    /// Arrival times in `[start, end)` of the Poisson process whose rate in each local
+    /// hour is `hourlyRate[hour]` (24 entries, as `LocalHourRate.hourlyRate` gives
+    /// them): the same draws and times as `poissonArrivals` with
+    /// `LocalHourRate(clock:hourlyRate:)` on these hours' clock, with `end` at most the
+    /// clock's end.
+    ///
+    /// The loop is `RandomStream.poissonArrivals` with `Pieces` written out, and one
+    /// shortcut: a piece that ends at its span's end, before `end`, is followed by the
+    /// next span's piece (what `Pieces` answers at that end), taken without asking.
+    /// Not inlined: in a loop of its own, the arrivals keep more of their state in
+    /// registers than inlined into a builder's larger loop.
+    @inline(never)
+    public func poissonArrivals(
+        _ stream: RandomStream, from start: SimTime, to end: SimTime, hourlyRate: [Double], into result: inout [Int64]
+    ) {
+        precondition(hourlyRate.count == 24, "a rate per local hour has 24 entries")
+        precondition(start >= end || spans.last.map { $0.end >= end } == true, "arrivals past the clock's end")
+        spans.withUnsafeBufferPointer { spanBuffer in
+            hourlyRate.withUnsafeBufferPointer { rateBuffer in
+                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 64) { batch in
+                    let base = batch.baseAddress!
+                    var filled = 0
+                    var t = Double(start)
+                    let limit = Double(end)
+                    var need = stream.exponential(mean: 1)
+                    var pieces = Pieces(spans: spanBuffer, hourlyRate: rateBuffer)
+                    pieces: while t < limit {
+                        var (r, pieceEnd) = pieces.piece(containing: t)
+                        piece: while true {
+                            let reach = Swift.min(pieceEnd, limit)
+                            // A piece must end after t; should rounding ever say otherwise,
+                            // step past t rather than stall.
+                            let stop = reach > t ? reach : t.nextUp
+                            if r > 0 {
+                                let capacity = r * (stop - t)
+                                if need <= capacity {
+                                    t += need / r
+                                    // Truncation is the floor for t ≥ 0, the times of a run; t
+                                    // is below `limit` (an Int64), so its integer part fits.
+                                    let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
+                                    if ms >= end { break pieces }
+                                    if filled == batch.count {
+                                        result.append(contentsOf: batch)
+                                        filled = 0
+                                    }
+                                    (base + filled).initialize(to: ms)
+                                    filled &+= 1
+                                    need = stream.exponential(mean: 1)
+                                    // The piece still holds while t is 1 ms or more before its
+                                    // end: the same answer, without asking again.
+                                    if t < limit && t + 1 <= pieceEnd { continue }
+                                    continue pieces
+                                }
+                                need -= capacity
+                            }
+                            t = stop
+                            // At the end of the span's own piece, before the limit: the next
+                            // span, whose end is at least 1 ms on (so the piece is the span),
+                            // and the spans after it while none holds the next arrival,
+                            // each with the steps of the loop above: no arrival in the piece
+                            // (`need` above its capacity), `need` less the capacity, t at its end.
+                            if t == pieceEnd && t == Double(spanBuffer[pieces.index].end) && t < limit {
+                                while true {
+                                    pieces.index &+= 1
+                                    let span = spanBuffer[pieces.index]
+                                    let spanEnd = Double(span.end), spanRate = rateBuffer[Int(span.hour)]
+                                    assert(spanEnd > t, "spans end one after another")
+                                    if spanEnd >= limit {
+                                        (r, pieceEnd) = (spanRate, spanEnd)
+                                        continue piece
+                                    }
+                                    if spanRate > 0 {
+                                        let capacity = spanRate * (spanEnd - t)
+                                        if need <= capacity {
+                                            (r, pieceEnd) = (spanRate, spanEnd)
+                                            continue piece
+                                        }
+                                        need -= capacity
+                                    }
+                                    t = spanEnd
+                                }
+                            }
+                            continue pieces
+                        }
+                    }
+                    result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<filled]))
+                }
+            }
+        }
     }
 }
 

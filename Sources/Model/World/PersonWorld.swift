@@ -97,7 +97,15 @@ public final class WorldBuilder {
     let homeZone: TimeZone
     let travelZones: [TimeZone]
     let epochMs: Int64
-    let streams: [UInt64: RandomStream]
+    /// Each process's stream at the index of its number (nil where no process has it).
+    let streams: [RandomStream?]
+    /// The build each stream was last seeded for (`builds` then), at the same index: a
+    /// stream is seeded when a build first asks for it, so processes a world does not
+    /// use cost nothing. Its draws are the same: nothing draws from it before.
+    var seededFor: [Int]
+    /// The number of builds so far, and the (replication, person) of the last.
+    var builds = 0
+    var key = (replication: 0, person: 0)
     let world: PersonWorld
     let stackMembers: [Int]
     let widgetCount: Int
@@ -136,6 +144,12 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
+    /// Whether views whose λ depends on the local hour and weekday alone are built in
+    /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
+    /// it off to compare the two.
+    var viewsByHourInOwnLoop = true
+    /// The same for sessions when no widget's interest bursts (`buildSessionsByHour`).
+    var sessionsByHourInOwnLoop = true
 
     /// Fails only for a time zone or start date that `Scenario` validation lets
     /// through but the tz database rejects.
@@ -153,7 +167,6 @@ public final class WorldBuilder {
             throw WorldError.badStartDate(scenario.start.description)
         }
         epochMs = epoch
-        var streams: [UInt64: RandomStream] = [:]
         var processes: [UInt64] = [
             StreamProcess.personRates, StreamProcess.views, StreamProcess.wanted,
             StreamProcess.feedback, StreamProcess.sessions, StreamProcess.sessionDetails,
@@ -164,8 +177,10 @@ public final class WorldBuilder {
             processes += [StreamProcess.randomChanges(w), StreamProcess.pushes(w), StreamProcess.scheduled(w),
                           StreamProcess.audioSessions(w)]
         }
-        for p in processes { streams[p] = RandomStream(kind: scenario.generator, seed: 1) }
+        var streams = [RandomStream?](repeating: nil, count: Int(processes.max() ?? 0) + 1)
+        for p in processes { streams[Int(p)] = RandomStream(kind: scenario.generator, seed: 1) }
         self.streams = streams
+        seededFor = Array(repeating: 0, count: streams.count)
         world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: scenario.durationMs))
         stackMembers = scenario.stack.members
         widgetCount = scenario.widgets.count
@@ -214,15 +229,24 @@ public final class WorldBuilder {
         }
     }
 
-    func stream(_ process: UInt64) -> RandomStream { streams[process]! }
+    /// The stream of `process`, seeded for the person and replication being built.
+    func stream(_ process: UInt64) -> RandomStream {
+        let i = Int(process)
+        let stream = streams[i]!
+        if seededFor[i] != builds {
+            stream.reseed(StreamKey(seed: scenario.seed, replication: key.replication, person: key.person, process: process))
+            seededFor[i] = builds
+        }
+        return stream
+    }
 
     /// The world of `person` in `replication`. The returned object is reused by the
     /// next call: finish with it first.
     public func build(person: Int, replication: Int) -> PersonWorld {
         let s = scenario
-        for (process, stream) in streams {
-            stream.reseed(StreamKey(seed: s.seed, replication: replication, person: person, process: process))
-        }
+        // Every stream is seeded for this person when first asked for (`stream(_:)`).
+        builds += 1
+        key = (replication, person)
         let w = world
         w.person = person
         w.replication = replication
@@ -282,17 +306,15 @@ public final class WorldBuilder {
             let c = spec.content
             w.scheduled[i].removeAll(keepingCapacity: true)
             if c.scheduledPerDay > 0 {
-                stream(StreamProcess.scheduled(i)).poissonArrivals(
-                    from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].scheduled),
+                w.hours.poissonArrivals(
+                    stream(StreamProcess.scheduled(i)), from: 0, to: end, hourlyRate: contentRates[i].scheduled,
                     into: &w.scheduled[i])
             }
             changeTimes[i].removeAll(keepingCapacity: true)
             w.pushTimes[i].removeAll(keepingCapacity: true)
             if c.randomPerDay > 0 {
-                stream(StreamProcess.randomChanges(i)).poissonArrivals(
-                    from: 0, to: end,
-                    rate: LocalHourRate(clock: w.clock, hourlyRate: contentRates[i].random),
+                w.hours.poissonArrivals(
+                    stream(StreamProcess.randomChanges(i)), from: 0, to: end, hourlyRate: contentRates[i].random,
                     into: &changeTimes[i])
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
@@ -361,9 +383,9 @@ public final class WorldBuilder {
     private func buildViews(_ w: PersonWorld, end: SimTime, viewsPerDay: Double) {
         let s = scenario
         var times: [SimTime] = []
-        stream(StreamProcess.views).poissonArrivals(
-            from: 0, to: end,
-            rate: LocalHourRate(clock: w.clock, meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
+        w.hours.poissonArrivals(
+            stream(StreamProcess.views), from: 0, to: end,
+            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
             into: &times)
         // Glances in StandBy, beside the ordinary views.
         if let standBy = s.person.standBy, standBy.viewsPerHour > 0 {
@@ -391,6 +413,10 @@ public final class WorldBuilder {
             self.lambda = lambda
         }
         viewInterest.removeAll(keepingCapacity: true)
+        if byHour && viewsByHourInOwnLoop {
+            buildViewsByHour(w, times: times)
+            return
+        }
         let wantedDraws = stream(StreamProcess.wanted)
         let feedback = stream(StreamProcess.feedback)
         // The feedback stream draws only these two uniforms per view. When neither
@@ -484,6 +510,91 @@ public final class WorldBuilder {
         }
     }
 
+    /// The views of `times` when the members' λ depends on the local hour and weekday
+    /// only and no widget is placed nowhere (`stackSums` is not empty): what the general
+    /// loop of `buildViews` writes, in three passes that each keep their state in
+    /// registers. Each stream's draws keep their order (the wanted member's stream draws
+    /// once per view, the feedback stream twice, and neither draws elsewhere), so the
+    /// passes draw what the general loop draws, as `viewsByHourInOwnLoop` lets tests
+    /// check:
+    /// 1. span by span of the local hours, the views of the span with the span's
+    ///    sums and row of λ, and their wanted members;
+    /// 2. unless their outcomes are certain, the swipe and tap draws;
+    /// 3. the views in each StandBy period.
+    @inline(never)
+    private func buildViewsByHour(_ w: PersonWorld, times: [SimTime]) {
+        let s = scenario
+        let wantedDraws = stream(StreamProcess.wanted)
+        // As in `buildViews`: with both probabilities 0 or at least 1 the feedback stream
+        // is left undrawn.
+        let swipeP = s.person.swipeProbability, tapP = s.person.tapProbability
+        let feedbackIsFixed = (swipeP <= 0 || swipeP >= 1) && (tapP <= 0 || tapP >= 1)
+        let swipeAlways = swipeP >= 1, tapAlways = tapP >= 1
+        let none = s.person.noInterest
+        // λ of the widgets placed nowhere: there are none.
+        let placedNowhere = 0.0
+        let n = stackMembers.count
+        let count = times.count
+        w.views = [ViewRecord](unsafeUninitializedCapacity: count) { out, filled in
+            times.withUnsafeBufferPointer { timeBuffer in
+                w.hours.spans.withUnsafeBufferPointer { spans in
+                    stackInterest.withUnsafeBufferPointer { table in
+                        stackSums.withUnsafeBufferPointer { sumsTable in
+                            let times = timeBuffer.baseAddress, views = out.baseAddress!
+                            var k = 0, spanIndex = 0
+                            while k < count {
+                                // The span of view k, and every view before its end.
+                                while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                let span = spans[spanIndex]
+                                let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                let sums = sumsTable[r]
+                                let total = sums.total, scale = none + placedNowhere + sums.total
+                                let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                let wants = total > 0
+                                repeat {
+                                    let t = times![k]
+                                    // Draw always: the wanted member.
+                                    let u = wantedDraws.uniform() * scale
+                                    var wanted = -1
+                                    if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                    (views + k).initialize(to: ViewRecord(
+                                        time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                        wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
+                                    k &+= 1
+                                } while k < count && times![k] < span.end
+                            }
+                        }
+                    }
+                }
+            }
+            filled = count
+        }
+        if !feedbackIsFixed {
+            let feedback = stream(StreamProcess.feedback)
+            w.views.withUnsafeMutableBufferPointer { views in
+                for k in views.indices {
+                    views[k].wouldSwipe = feedback.uniform() < swipeP
+                    views[k].wouldTap = feedback.uniform() < tapP
+                }
+            }
+        }
+        // A view is in StandBy when a period holds it (the periods are apart, in order).
+        let starts = w.standByStarts, ends = w.standByEnds
+        if !starts.isEmpty {
+            w.views.withUnsafeMutableBufferPointer { views in
+                var k = 0
+                for (start, end) in zip(starts, ends) {
+                    while k < views.count && views[k].time < start { k += 1 }
+                    while k < views.count && views[k].time < end {
+                        views[k].standBy = true
+                        k += 1
+                    }
+                }
+            }
+        }
+    }
+
     /// App sessions (MODEL §2): widget w's sessions are a Poisson process of rate
     /// r(t) · λ_w(t) / Σ_v λ̄_v(t), where r is `sessions_per_day` spread by
     /// `session_profile`, λ_w(t) is w's interest with its bursts and λ̄_v(t) is v's
@@ -500,10 +611,10 @@ public final class WorldBuilder {
     private func buildSessions(_ w: PersonWorld, end: SimTime, sessionsPerDay: Double) {
         let s = scenario
         var times: [SimTime] = []
-        stream(StreamProcess.sessions).poissonArrivals(
-            from: 0, to: end,
-            rate: LocalHourRate(clock: w.clock, meanPerDay: sessionsPerDay * sessionBurstBound,
-                                hourWeights: s.person.sessionProfile),
+        w.hours.poissonArrivals(
+            stream(StreamProcess.sessions), from: 0, to: end,
+            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: sessionsPerDay * sessionBurstBound,
+                                                 hourWeights: s.person.sessionProfile),
             into: &times)
         var lambda = self.lambda
         self.lambda = []
@@ -514,6 +625,10 @@ public final class WorldBuilder {
         let thin = bursts.contains(true)
         // A session's length in whole ms (at least 1), when it is not drawn.
         let fixedDuration = max(1, CheckedTime.milliseconds(Double(s.person.sessionMedianMs).rounded()))
+        if !thin && sessionsByHourInOwnLoop {
+            buildSessionsByHour(w, times: times, end: end, fixedDuration: fixedDuration)
+            return
+        }
         // The local hour and weekday hold from one session to the next until `until`, the
         // end of the session's span of `LocalHours` (span `spanIndex`), and so, when no widget's
         // interest bursts, does λ: the row of `hourWeekdayInterest`, with its sum in
@@ -573,6 +688,73 @@ public final class WorldBuilder {
 }
 
 extension WorldBuilder {
+    /// The sessions of the candidate times `times` when no widget's interest bursts: the
+    /// general loop of `buildSessions` without thinning, span by span of the local hours
+    /// (λ is the span's row of `hourWeekdayInterest`), so that its state fits in
+    /// registers. The same draws in the same order and the same records, as
+    /// `sessionsByHourInOwnLoop` lets tests check.
+    @inline(never)
+    func buildSessionsByHour(_ w: PersonWorld, times: [SimTime], end: SimTime, fixedDuration: SimTime) {
+        let person = scenario.person
+        let details = stream(StreamProcess.sessionDetails)
+        let configurations = stream(StreamProcess.donatedConfigurations)
+        let donationProbability = person.donationProbability
+        let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
+        let count = times.count, widgets = widgetCount
+        // At most one session and one session end per candidate: each written once into
+        // an array of that many.
+        var sessionEnds: [WidgetMoment] = []
+        w.sessions = [SessionRecord](unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
+            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: count) { ends, endsFilled in
+                times.withUnsafeBufferPointer { times in
+                    w.hours.spans.withUnsafeBufferPointer { spans in
+                        hourWeekdayInterest.withUnsafeBufferPointer { table in
+                            hourWeekdayTotals.withUnsafeBufferPointer { totals in
+                                var k = 0, spanIndex = 0, filled = 0, endCount = 0
+                                while k < count {
+                                    // The span of candidate k, and every candidate before its end.
+                                    while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let row = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let total = totals[row]
+                                    let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
+                                    repeat {
+                                        let t = times[k]
+                                        k &+= 1
+                                        // Draw always: the widget, the donation, the length, the
+                                        // donated configuration.
+                                        let u = details.uniform() * total
+                                        let donates = details.uniform() < donationProbability
+                                        let duration = sigma > 0
+                                            ? max(1, CheckedTime.milliseconds(details.logNormal(median: median, sigma: sigma).rounded()))
+                                            : fixedDuration
+                                        let c = configurations.uniform()
+                                        guard total > 0 else { continue }  // no widget of interest at this hour
+                                        let widget = RandomStream.inverse(u, weights: weights)
+                                        let stop = t + duration
+                                        (sessions.baseAddress! + filled).initialize(to: SessionRecord(
+                                            start: t, end: stop, widget: Int32(widget), donates: donates,
+                                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                            hour: span.hour, weekday: span.weekday))
+                                        filled &+= 1
+                                        if stop < end {
+                                            (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                                            endCount &+= 1
+                                        }
+                                    } while k < count && times[k] < span.end
+                                }
+                                sessionsFilled = filled
+                                endsFilled = endCount
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        sessionEnds.sortUnlessSorted()
+        w.sessionEnds = sessionEnds
+    }
+
     /// StandBy periods (see `StandByModel`): for every local night, the one before the
     /// start included (the person may be asleep at the start), always the same draws
     /// (start offset, length) whether or not the period falls in the run.
@@ -620,9 +802,8 @@ extension WorldBuilder {
             guard let model = spec.audioSessions, model.perDay > 0 else { continue }
             let r = stream(StreamProcess.audioSessions(i))
             starts.removeAll(keepingCapacity: true)
-            r.poissonArrivals(
-                from: 0, to: end,
-                rate: LocalHourRate(clock: w.clock, meanPerDay: model.perDay, hourWeights: model.profile),
+            w.hours.poissonArrivals(
+                r, from: 0, to: end, hourlyRate: LocalHourRate.hourlyRate(meanPerDay: model.perDay, hourWeights: model.profile),
                 into: &starts)
             for t in starts {
                 let length = model.sigma > 0

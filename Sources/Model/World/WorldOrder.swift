@@ -51,6 +51,10 @@ public struct WorldOrder {
     /// widget, position in the widget's list). As each process's items come out in its
     /// list's order (the lists are sorted by time), an item's position is the number of
     /// that process's items before it.
+    ///
+    /// The views, the longest list, are left out of the buckets: as the last process,
+    /// a view comes after every other item of its time, so the views are merged in as
+    /// the sorted items come out, each before the first item of a later time.
     mutating func merge(_ world: PersonWorld, changes: [[SimTime]], before end: SimTime) {
         precondition(changes.count <= 1 << Self.widgetBits && world.pushTimes.count <= 1 << Self.widgetBits,
                      "more widgets than world keys hold")
@@ -59,10 +63,14 @@ public struct WorldOrder {
             switch p {
             case .contentChange: for list in changes { bound += list.count }
             case .push: for list in world.pushTimes { bound += list.count }
+            case .view: break
             default: bound += world.count(p)
             }
         }
-        guard bound > 0 && end > 0 else {
+        // The views before the end (their list is in time order).
+        var viewCount = world.views.count
+        while viewCount > 0 && world.views[viewCount - 1].time >= end { viewCount -= 1 }
+        guard bound + viewCount > 0 && end > 0 else {
             keys = []
             positions = []
             world.randomChanges = []
@@ -71,10 +79,11 @@ public struct WorldOrder {
         }
         // Buckets of 2^shift ms over [0, end), no more of them than items.
         var shift: UInt64 = 0
-        while UInt64(end - 1) >> shift >= UInt64(bound) { shift += 1 }
+        while UInt64(end - 1) >> shift >= UInt64(max(bound, 1)) { shift += 1 }
         let bucketCount = Int(UInt64(end - 1) >> shift) + 1
-        if laid.count < bound {
-            laid = Array(repeating: 0, count: bound)
+        // One more slot in bucket order, for a key past every item's.
+        if laid.count < bound + 1 {
+            laid = Array(repeating: 0, count: bound + 1)
             bucketed = laid
         }
         if buckets.count < bucketCount + 1 { buckets = Array(repeating: 0, count: bucketCount + 1) }
@@ -121,7 +130,7 @@ public struct WorldOrder {
                         case .sessionStart: _ = lay(world.sessions, p) { $0.start }
                         case .audioStart: _ = lay(world.audioStarts, p) { $0.time }
                         case .standByStart: _ = lay(world.standByStarts, p) { $0 }
-                        case .view: _ = lay(world.views, p) { $0.time }
+                        case .view: break  // merged in below
                         }
                     }
                     var running: Int32 = 0
@@ -154,7 +163,8 @@ public struct WorldOrder {
                 }
             }
         }
-        guard total > 0 else {
+        let count = total + viewCount
+        guard count > 0 else {
             keys = []
             positions = []
             world.randomChanges = []
@@ -163,44 +173,63 @@ public struct WorldOrder {
         }
         // Out: each item's key (time and process) and position, and the content changes
         // and pushes as moments (their arrays have no storage when they are empty).
+        bucketed[total] = UInt64.max
         var newKeys: [UInt64] = []
         var changeMoments: [WidgetMoment] = []
         var pushMoments: [WidgetMoment] = []
-        positions = [Int32](unsafeUninitializedCapacity: total) { positions, positionCount in
-            newKeys = [UInt64](unsafeUninitializedCapacity: total) { keys, keyCount in
+        positions = [Int32](unsafeUninitializedCapacity: count) { positions, positionCount in
+            newKeys = [UInt64](unsafeUninitializedCapacity: count) { keys, keyCount in
                 changeMoments = [WidgetMoment](unsafeUninitializedCapacity: changeCount) { changes, changesFilled in
                     pushMoments = [WidgetMoment](unsafeUninitializedCapacity: pushCount) { pushes, pushesFilled in
                         bucketed.withUnsafeBufferPointer { sortedBuffer in
-                            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
+                            world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
                                 seenBuffer.initialize(repeating: 0)
                                 let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
                                 let keys = keys.baseAddress!, positions = positions.baseAddress!
                                 let changes = changes.baseAddress, pushes = pushes.baseAddress
                                 let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
                                 let change = WorldProcess.contentChange.rawValue, push = WorldProcess.push.rawValue
-                                for i in 0 ..< total {
+                                // The sort key of view v, or past every key after the last.
+                                let viewTag = UInt64(WorldProcess.view.rawValue) &<< UInt64(Self.widgetBits)
+                                func viewKey(_ v: Int) -> UInt64 {
+                                    v < viewCount
+                                        ? UInt64(truncatingIfNeeded: viewBuffer[v].time) &<< timeShift | viewTag : UInt64.max
+                                }
+                                var nextView = viewKey(0), view = 0
+                                // The next item in bucket order (the key past every item's after the last).
+                                var i = 0
+                                for k in 0 ..< count {
+                                    if nextView < sorted[i] {
+                                        keys[k] = nextView &>> UInt64(Self.widgetBits)
+                                        positions[k] = Int32(truncatingIfNeeded: view)
+                                        view &+= 1
+                                        nextView = viewKey(view)
+                                        assert(nextView >= keys[k] &<< UInt64(Self.widgetBits), "views out of time order")
+                                        continue
+                                    }
                                     let sortKey = sorted[i]
+                                    i &+= 1
                                     let key = sortKey &>> UInt64(Self.widgetBits)
                                     let p = Int(truncatingIfNeeded: key & 15)
                                     let position = seen[p]
                                     seen[p] = position &+ 1
-                                    keys[i] = key
-                                    positions[i] = position
+                                    keys[k] = key
+                                    positions[k] = position
                                     if p == change || p == push {
                                         let moment = WidgetMoment(
                                             time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
                                         ((p == change ? changes : pushes)! + Int(truncatingIfNeeded: position)).initialize(to: moment)
                                     }
                                 }
-                            }
+                            } }
                         }
                         pushesFilled = pushCount
                     }
                     changesFilled = changeCount
                 }
-                keyCount = total
+                keyCount = count
             }
-            positionCount = total
+            positionCount = count
         }
         keys = newKeys
         world.randomChanges = changeMoments

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import WidgetSimKernel
+@testable import WidgetSimModel
+
+/// The loop that builds views whose λ depends on the local hour and weekday alone
+/// (`WorldBuilder.buildViewsByHour`) against the general loop of `buildViews`: the same
+/// records, field by field, and the same draws after them.
+@Suite struct WorldViewsTests {
+    static func records(_ s: Scenario, ownLoop: Bool, people: Int) throws -> [[String]] {
+        let builder = try WorldBuilder(scenario: s)
+        builder.viewsByHourInOwnLoop = ownLoop
+        var rows: [[String]] = []
+        for person in 0 ..< people {
+            let w = builder.build(person: person, replication: 1)
+            #expect(w.interestByHour, "the scenario's views take the by-hour loop")
+            rows.append(w.views.map {
+                "\($0.time) \($0.hour) \($0.weekday) \($0.wanted) \($0.wouldSwipe) \($0.wouldTap) "
+                    + "\($0.bestChanceNano) \($0.wantedChanceNano) \($0.standBy)"
+            })
+            // The streams the views draw from are where the general loop leaves them.
+            rows.append(["\(builder.stream(StreamProcess.wanted).uniform()) \(builder.stream(StreamProcess.feedback).uniform())"])
+        }
+        return rows
+    }
+
+    @Test(arguments: [
+        (0.0, 0.0, 0.0, false, "UTC"), (0.3, 0.6, 0.0, false, "UTC"), (1.0, 0.0, 0.4, true, "Europe/Berlin"),
+        (0.5, 1.0, 2.0, true, "America/New_York"),
+    ])
+    func theByHourLoopWritesTheGeneralLoopsRecords(
+        swipe: Double, tap: Double, noInterest: Double, standBy: Bool, zone: String
+    ) throws {
+        var s = try loadScenario("bench-reference.yaml")
+        s.days = 40
+        s.timeZone = zone
+        s.start = CalendarDate(year: 2026, month: 3, day: 1)
+        s.person.swipeProbability = swipe
+        s.person.tapProbability = tap
+        s.person.noInterest = noInterest
+        if standBy {
+            var model = StandByModel()
+            model.viewsPerHour = 3
+            s.person.standBy = model
+        }
+        let own = try Self.records(s, ownLoop: true, people: 4)
+        let general = try Self.records(s, ownLoop: false, people: 4)
+        #expect(own.count == 8 && own.reduce(0) { $0 + $1.count } > 4 * 40 * 80)
+        #expect(own.count == general.count)
+        for (i, (a, b)) in zip(own, general).enumerated() where a != b {
+            let j = (0 ..< min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+            Issue.record("list \(i), item \(j): \(j < a.count ? a[j] : "none") in its own loop, \(j < b.count ? b[j] : "none") in the general one")
+            break
+        }
+    }
+
+    /// The loop that builds sessions when no widget's interest bursts
+    /// (`WorldBuilder.buildSessionsByHour`) against the general loop of `buildSessions`:
+    /// the same sessions and session ends, and the same draws after them.
+    @Test(arguments: [
+        (0.0, 1.0, "UTC", false), (0.8, 0.5, "Europe/Berlin", false), (0.3, 0.9, "America/New_York", true),
+    ])
+    func theByHourSessionLoopWritesTheGeneralLoopsSessions(
+        sigma: Double, donation: Double, zone: String, idleHours: Bool
+    ) throws {
+        var s = try loadScenario("bench-reference.yaml")
+        s.days = 40
+        s.timeZone = zone
+        s.start = CalendarDate(year: 2026, month: 3, day: 1)
+        s.person.sessionSigma = sigma
+        s.person.donationProbability = donation
+        // No interest in every third local hour: candidates then are dropped.
+        if idleHours {
+            for i in s.widgets.indices { s.widgets[i].interest.hourly = (0 ..< 24).map { $0 % 3 == 0 ? 0 : 1 } }
+        }
+        func sessions(ownLoop: Bool) throws -> [String] {
+            let builder = try WorldBuilder(scenario: s)
+            builder.sessionsByHourInOwnLoop = ownLoop
+            var rows: [String] = []
+            for person in 0 ..< 4 {
+                let w = builder.build(person: person, replication: 2)
+                rows += w.sessions.map {
+                    "\($0.start) \($0.end) \($0.widget) \($0.donates) \($0.donatedInstance) \($0.hour) \($0.weekday)"
+                }
+                rows += w.sessionEnds.map { "end \($0.time) \($0.widget)" }
+                rows.append("\(builder.stream(StreamProcess.sessionDetails).uniform()) "
+                    + "\(builder.stream(StreamProcess.donatedConfigurations).uniform())")
+            }
+            return rows
+        }
+        let own = try sessions(ownLoop: true), general = try sessions(ownLoop: false)
+        #expect(own.count > 4 * 40 * 10)
+        #expect(own.count == general.count)
+        if let j = (0 ..< min(own.count, general.count)).first(where: { own[$0] != general[$0] }) {
+            Issue.record("item \(j): \(own[j]) in its own loop, \(general[j]) in the general one")
+        }
+    }
+}
