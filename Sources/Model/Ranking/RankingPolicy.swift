@@ -122,19 +122,32 @@ extension Array where Element == Int {
         let n = count
         if scratch.count != n { scratch = [Double](repeating: 0, count: n) }
         for m in 0 ..< n { scratch[m] = score(m) }
-        let s = scratch
-        var sortedEnd = 1
-        while sortedEnd < n {
-            var i = sortedEnd
-            while i > 0 {
-                let a = self[i], b = self[i - 1]
-                // Stop once `a` need not go before `b` (higher score, or equal and lower index).
-                if !(s[a] != s[b] ? s[a] > s[b] : a < b) { break }
-                self[i] = b
-                self[i - 1] = a
-                i -= 1
+        guard n > 1 else { return }
+        scratch.withUnsafeBufferPointer { s in
+            withUnsafeMutableBufferPointer { order in
+                insertionRankDescending(order.baseAddress!, count: n, scores: s.baseAddress!)
             }
-            sortedEnd += 1
         }
+    }
+}
+
+/// Sorts the `n` members listed at `order` by `scores` (indexed by member), highest
+/// first, equal scores to the lower member index, by insertion from the order given:
+/// `Array.rankDescending(by:scratch:)`, and `time_of_day`'s ranking kept from one view
+/// to the next (which is mostly sorted already, so there is little to move).
+@inline(__always)
+func insertionRankDescending(_ order: UnsafeMutablePointer<Int>, count n: Int, scores s: UnsafePointer<Double>) {
+    var sortedEnd = 1
+    while sortedEnd < n {
+        var i = sortedEnd
+        while i > 0 {
+            let a = order[i], b = order[i - 1]
+            // Stop once `a` need not go before `b` (higher score, or equal and lower index).
+            if !(s[a] != s[b] ? s[a] > s[b] : a < b) { break }
+            order[i] = b
+            order[i - 1] = a
+            i -= 1
+        }
+        sortedEnd += 1
     }
 }

@@ -212,17 +212,6 @@ public final class TimeOfDayRanking: RankingPolicy {
         } else {
             for m in 0 ..< n { s[m] = score(m, hour: hour, weekday: weekday, history: history) }
         }
-        var sortedEnd = 1
-        while sortedEnd < n {
-            var i = sortedEnd
-            while i > 0 {
-                let a = order[i], b = order[i - 1]
-                if !(s[a] != s[b] ? s[a] > s[b] : a < b) { break }
-                order[i] = b
-                order[i - 1] = a
-                i -= 1
-            }
-            sortedEnd += 1
-        }
+        insertionRankDescending(order, count: n, scores: s)
     }
 }
