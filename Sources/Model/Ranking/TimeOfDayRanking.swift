@@ -142,9 +142,10 @@ public final class TimeOfDayRanking: RankingPolicy {
                 if history.lastChangeHour == hour && history.lastChangeSince == rankedVersions[hour] {
                     // One count of one member went up since: only that member's score
                     // changed, and it did not go down (a swipe weighs feedback_weight).
-                    if !history.lastChangeIsSwipe {
-                        promote(history.lastChangeMember, in: order, hour: hour, weekday: weekday, history: history)
-                    } else if feedbackWeight > 0 {
+                    // A swipe with feedback weight 0 changes no score; a negative weight
+                    // (only for a policy made in code: the parameter is 0 … 1000) lowers
+                    // it, and the hour is sorted again.
+                    if !history.lastChangeIsSwipe || feedbackWeight > 0 {
                         promote(history.lastChangeMember, in: order, hour: hour, weekday: weekday, history: history)
                     } else if feedbackWeight != 0 {
                         rerank(order, hour: hour, weekday: weekday, history: history)

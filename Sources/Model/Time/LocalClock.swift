@@ -325,26 +325,13 @@ extension LocalHours {
     }
 }
 
-/// A piecewise-constant rate given as a 24-hour profile of local hours on a `LocalClock`.
-///
-/// Arrivals ask for the next piece at each piece's end, so the piece after an hour is
-/// stepped to from the one before it (the next hour of the day, one hour on) rather than
-/// worked out from the clock: the same answer, as `piece(containing:)` checks in debug
-/// builds, in a few instructions.
+/// A piecewise-constant rate given as a 24-hour profile of local hours on a `LocalClock`:
+/// the plain definition, each piece worked out from the clock. The world builder draws
+/// its arrivals through `LocalHours.poissonArrivals`, which tests compare with this.
 public struct LocalHourRate: PiecewiseConstantRate {
     public let clock: LocalClock
     /// Arrivals per ms in each local hour.
     public let hourlyRate: [Double]
-    /// The last piece returned: its end, whether that end is a local hour's end (not a
-    /// change of the clock's offset), its local hour of the day, and the start of the
-    /// clock's next offset (`.infinity` after the last).
-    private final class Last {
-        var end = -Double.infinity
-        var endsAnHour = false
-        var hour = 0
-        var nextOffsetStart = Double.infinity
-    }
-    private let last = Last()
 
     public init(clock: LocalClock, meanPerDay: Double, hourWeights: [Double]) {
         self.init(clock: clock, hourlyRate: Self.hourlyRate(meanPerDay: meanPerDay, hourWeights: hourWeights))
@@ -364,27 +351,7 @@ public struct LocalHourRate: PiecewiseConstantRate {
         return hourWeights.map { total > 0 ? meanPerDay * $0 / total / Double(Milliseconds.hour) : 0 }
     }
 
-    /// Inlined into the arrivals' loop, where a call would cost as much as the step.
-    @inline(__always)
     public func piece(containing t: Double) -> (rate: Double, end: Double) {
-        // At the end of the last piece, itself the end of a local hour, and before the
-        // clock's next offset: the next hour. Ends are whole ms below 2^53, so adding an
-        // hour is exact.
-        if t == last.end && last.endsAnHour && t < last.nextOffsetStart {
-            let hour = last.hour == 23 ? 0 : last.hour + 1
-            let hourEnd = t + Double(Milliseconds.hour)
-            let end = min(hourEnd, last.nextOffsetStart)
-            last.end = end
-            last.endsAnHour = hourEnd <= last.nextOffsetStart
-            last.hour = hour
-            assert(lookUp(t) == (hourlyRate[hour], end), "the stepped piece differs from the clock's")
-            return (hourlyRate[hour], end)
-        }
-        return lookUp(t)
-    }
-
-    /// The piece containing `t`, from the clock (and remembered in `last`).
-    private func lookUp(_ t: Double) -> (rate: Double, end: Double) {
         // Times and local times of a run are not negative, where truncation and `/` are
         // the floor and floor division; the general forms serve anything else.
         let ms = t >= 0 ? SimTime(t) : SimTime(t.rounded(.down))
@@ -396,11 +363,6 @@ public struct LocalHourRate: PiecewiseConstantRate {
         let hour = hourStart >= 0 ? Int(hourStart % 24) : Int(((hourStart % 24) + 24) % 24)
         let hourEnd = Double((hourStart + 1) * Milliseconds.hour - clock.epochMs - offset)
         let nextOffsetStart = i + 1 < pieces.count ? Double(pieces[i + 1].start) : .infinity
-        let end = max(min(hourEnd, nextOffsetStart), t + 1)
-        last.end = end
-        last.endsAnHour = end == hourEnd
-        last.hour = hour
-        last.nextOffsetStart = nextOffsetStart
-        return (hourlyRate[hour], end)
+        return (hourlyRate[hour], max(min(hourEnd, nextOffsetStart), t + 1))
     }
 }
