@@ -71,6 +71,30 @@ import WidgetSimSampling
         #expect(governed(p, g, h, time: rkDay) == rotated)
     }
 
+    /// A member whose current entry carries no relevance is held to its own quotas like
+    /// any other: with three distinct scores in its history (soft quota 3), one rotation
+    /// in the last 24 h does not veto it.
+    @Test func noCurrentRelevanceKeepsTheSoftQuotaOfTheHistory() {
+        let h = stackHistory(members: 3)
+        record(h, member: 1, [1, 2, 3])
+        h.currentRelevance = [nil, 3, nil]
+        let g = governor()
+        #expect(g.choose([1, 0, 2], home: 0, at: 0, history: h) == 1)
+        #expect(g.choose([0, 1, 2], home: 0, at: 900_000, history: h) == 0)  // the hold ends, then the cool-down
+        h.currentRelevance[1] = nil
+        #expect(g.rotations(of: 1, at: 5_000_000) == 1 && g.quota(of: 1, history: h).soft == 3)
+        #expect(g.veto(1, at: 5_000_000, history: h) == nil)
+        // With two distinct scores (soft quota 1) the same rotation does veto it.
+        let two = stackHistory(members: 3)
+        record(two, member: 1, [1, 2])
+        two.currentRelevance = [nil, 2, nil]
+        let g2 = governor()
+        #expect(g2.choose([1, 0, 2], home: 0, at: 0, history: two) == 1)
+        #expect(g2.choose([0, 1, 2], home: 0, at: 900_000, history: two) == 0)
+        two.currentRelevance[1] = nil
+        #expect(g2.veto(1, at: 5_000_000, history: two) == .rotationQuota)
+    }
+
     /// Three distinct scores: soft 3, hard 4. From day 2.5 on, 10 scores and 4 per day
     /// let every score pass the percentile filter, so only the quotas decide.
     @Test func softQuotaNeedsTheHistoricalMaximum() {

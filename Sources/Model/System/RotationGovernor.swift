@@ -157,11 +157,13 @@ public final class RotationGovernor {
         if now < cooldownUntil[m] { return .coolingDown }
         // Every soft quota is at least 1: a member with no rotation in the window passes
         // without counting them or the O(history) diversity count; one with a rotation
-        // in the window and no current relevance is at its soft quota with no score to
-        // pass it.
+        // in the window, no score in its history (so a soft quota of 1) and none now is
+        // at its soft quota with no score to pass it.
         let since = now - Milliseconds.day
         if latestRotation[m] <= since { return nil }
-        if r == nil && newestRotation[m] > since && newestRotation[m] <= now { return .rotationQuota }
+        if r == nil && history.relevanceCount(member: m) == 0 && newestRotation[m] > since && newestRotation[m] <= now {
+            return .rotationQuota
+        }
         return quotaVeto(m, r, at: now, history: history)
     }
 
