@@ -14,6 +14,15 @@ public struct WidgetDayRows: Sendable {
     let warmupDays: Int
     /// Counter index and divisor of each column, in column order.
     let columns: [(counter: Int, divisor: Int64)]
+    /// For each count from 0 to 99, its field after the comma that opens it (",7",
+    /// ",42"): the bytes in the low bytes of a little-endian word, their number in
+    /// the high byte.
+    let smallFields: [UInt32] = (0 ..< 100).map { v in
+        let text = Array(("," + String(v)).utf8)
+        var word = UInt32(text.count) << 24
+        for (i, b) in text.enumerated() { word |= UInt32(b) << (8 * i) }
+        return word
+    }
 
     /// `study` holds the point's `ReportWriter.studyFields` (none for a plain run).
     public init(_ s: Scenario, pairs: [PolicyPair], study: [String] = []) {
@@ -31,14 +40,16 @@ public struct WidgetDayRows: Sendable {
         let widgets = counts.widgets
         let days = counts.days
         guard days > 0, widgets > 0 else { return }
+        precondition(counts.widget.count >= days * widgets * WidgetCounter.count, "counts of another shape")
         let prefix = prefixes[pair]
         // Every row written in place, in memory sized for the longest possible rows
         // (every number at most 20 digits and a sign, or a fallback text of at most 32
-        // bytes): no capacity or uniqueness check per byte.
+        // bytes, and four bytes of room after the last): no capacity or uniqueness
+        // check per byte.
         let head = prefix.count + seed.count + 2 * 21 + 3
         var longestID = 0
         for x in 0 ..< widgets { longestID = max(longestID, idBounds[x + 1] - idBounds[x]) }
-        let bound = days * widgets * (head + 21 + 4 + longestID + columns.count * 33 + 1)
+        let bound = days * widgets * (head + 21 + 4 + longestID + columns.count * 33 + 1) + 4
         let start = out.reserve(bound)
         var w = Writer(base: start)
         // The fields that open every row of the person (prefix, replication, seed,
@@ -50,40 +61,68 @@ public struct WidgetDayRows: Sendable {
         w.byte(0x2C)
         w.decimal(Int64(person))
         w.byte(0x2C)
-        let opening = w.count
-        let stride = WidgetCounter.count
-        ids.withUnsafeBufferPointer { ids in
+        let layout = Layout(days: days, widgets: widgets, warmupDays: warmupDays, opening: w.count)
+        let end = ids.withUnsafeBufferPointer { ids in
             idBounds.withUnsafeBufferPointer { idBounds in
                 columns.withUnsafeBufferPointer { columns in
-                    counts.widget.withUnsafeBufferPointer { values in
-                        var first = true
-                        for day in 0 ..< days {
-                            let warmup: UInt8 = day < warmupDays ? 0x31 : 0x30
-                            for x in 0 ..< widgets {
-                                if first {
-                                    first = false
-                                } else {
-                                    w.copy(start, count: opening)
-                                }
-                                w.decimal(UInt64(day))
-                                w.byte(0x2C)
-                                w.byte(warmup)
-                                w.byte(0x2C)
-                                w.copy(ids.baseAddress! + idBounds[x], count: idBounds[x + 1] - idBounds[x])
-                                let row = values.baseAddress! + (day * widgets + x) * stride
-                                for (c, divisor) in columns {
-                                    w.byte(0x2C)
-                                    w.value(row[c], divisor: divisor)
-                                }
-                                w.byte(0x0A)
-                            }
+                    smallFields.withUnsafeBufferPointer { small in
+                        counts.widget.withUnsafeBufferPointer { values in
+                            Self.rows(w, layout, ids: ids, idBounds: idBounds, columns: columns, small: small, values: values)
                         }
                     }
                 }
             }
         }
-        precondition(w.count <= bound, "widget_days rows overran their buffer")
-        out.count += w.count
+        precondition(end.count <= bound - 4, "widget_days rows overran their buffer")
+        out.count += end.count
+    }
+
+    struct Layout {
+        var days: Int
+        var widgets: Int
+        var warmupDays: Int
+        /// Bytes of the fields that open every row, written at the writer's start.
+        var opening: Int
+    }
+
+    /// Writes the rows after their opening fields (already written once at the start).
+    static func rows(
+        _ writer: Writer, _ layout: Layout, ids: UnsafeBufferPointer<UInt8>, idBounds: UnsafeBufferPointer<Int>,
+        columns: UnsafeBufferPointer<(counter: Int, divisor: Int64)>, small: UnsafeBufferPointer<UInt32>,
+        values: UnsafeBufferPointer<Int64>
+    ) -> Writer {
+        var w = writer
+        let stride = WidgetCounter.count
+        var first = true
+        for day in 0 ..< layout.days {
+            let warmup: UInt8 = day < layout.warmupDays ? 0x31 : 0x30
+            for x in 0 ..< layout.widgets {
+                if first {
+                    first = false
+                } else {
+                    w.copy(w.base, count: layout.opening)
+                }
+                w.decimal(UInt64(day))
+                w.byte(0x2C)
+                w.byte(warmup)
+                w.byte(0x2C)
+                w.copy(ids.baseAddress! + idBounds[x], count: idBounds[x + 1] - idBounds[x])
+                let row = values.baseAddress! + (day * layout.widgets + x) * stride
+                for (c, divisor) in columns {
+                    let v = row[c]
+                    if divisor == 1 && UInt64(bitPattern: v) < 100 {
+                        w.word(small[Int(v)])
+                    } else if divisor == 1000 && v == 0 {
+                        w.zeroThousandths()
+                    } else {
+                        w.byte(0x2C)
+                        w.value(v, divisor: divisor)
+                    }
+                }
+                w.byte(0x0A)
+            }
+        }
+        return w
     }
 
     /// Writes bytes from `base` on; the caller sized the memory.
@@ -104,6 +143,20 @@ public struct WidgetDayRows: Sendable {
         mutating func byte(_ b: UInt8) {
             next.pointee = b
             next += 1
+        }
+
+        /// The bytes of an entry of `smallFields`: four bytes stored, the length advanced.
+        @inline(__always)
+        mutating func word(_ field: UInt32) {
+            UnsafeMutableRawPointer(next).storeBytes(of: field.littleEndian, as: UInt32.self)
+            next += Int(field >> 24)
+        }
+
+        /// ",0.0": a thousandths column at zero.
+        @inline(__always)
+        mutating func zeroThousandths() {
+            UnsafeMutableRawPointer(next).storeBytes(of: UInt32(0x302E_302C).littleEndian, as: UInt32.self)
+            next += 4
         }
 
         @inline(__always)
