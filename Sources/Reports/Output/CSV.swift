@@ -126,10 +126,10 @@ public final class AtomicFile: @unchecked Sendable {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
-    /// Writes `bytes`. A piece of 64 KiB or more goes to the file at once, after what is
+    /// Writes `bytes`. A piece of 4 KiB or more goes to the file at once, after what is
     /// buffered, rather than through the buffer: no copy of it.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if bytes.count < 1 << 16 {
+        if bytes.count < 1 << 12 {
             buffer.append(contentsOf: bytes)
             if buffer.count >= 1 << 20 { try flush() }
             return
