@@ -12,8 +12,9 @@ public struct WidgetDayRows: Sendable {
     let ids: [UInt8]
     let idBounds: [Int]
     let warmupDays: Int
-    /// Counter index and divisor of each column, in column order.
-    let columns: [(counter: Int, divisor: Int64)]
+    /// Each column, in column order: its counter's index, its divisor, and the counts
+    /// below which its field comes from `smallFields` (100 for a count, 0 otherwise).
+    let columns: [(counter: Int, divisor: Int64, small: UInt64)]
     /// For each count from 0 to 99, its field after the comma that opens it (",7",
     /// ",42"): the bytes in the low bytes of a little-endian word, their number in
     /// the high byte.
@@ -32,7 +33,7 @@ public struct WidgetDayRows: Sendable {
         ids = fields.flatMap { $0 }
         idBounds = fields.reduce(into: [0]) { $0.append($0.last! + $1.count) }
         warmupDays = s.warmupDays
-        columns = Schema.widgetColumns.map { ($0.counter.rawValue, $0.divisor) }
+        columns = Schema.widgetColumns.map { ($0.counter.rawValue, $0.divisor, $0.divisor == 1 ? 100 : 0) }
     }
 
     /// Appends the rows of one person under one pair.
@@ -88,7 +89,7 @@ public struct WidgetDayRows: Sendable {
     /// Writes the rows after their opening fields (already written once at the start).
     static func rows(
         _ writer: Writer, _ layout: Layout, ids: UnsafeBufferPointer<UInt8>, idBounds: UnsafeBufferPointer<Int>,
-        columns: UnsafeBufferPointer<(counter: Int, divisor: Int64)>, small: UnsafeBufferPointer<UInt32>,
+        columns: UnsafeBufferPointer<(counter: Int, divisor: Int64, small: UInt64)>, small: UnsafeBufferPointer<UInt32>,
         values: UnsafeBufferPointer<Int64>
     ) -> Writer {
         var w = writer
@@ -108,11 +109,11 @@ public struct WidgetDayRows: Sendable {
                 w.byte(0x2C)
                 w.copy(ids.baseAddress! + idBounds[x], count: idBounds[x + 1] - idBounds[x])
                 let row = values.baseAddress! + (day * layout.widgets + x) * stride
-                for (c, divisor) in columns {
+                for (c, divisor, limit) in columns {
                     let v = row[c]
-                    if divisor == 1 && UInt64(bitPattern: v) < 100 {
+                    if UInt64(bitPattern: v) < limit {
                         w.word(small[Int(v)])
-                    } else if divisor == 1000 && v == 0 {
+                    } else if v == 0 && divisor != 1 {
                         w.zeroThousandths()
                     } else {
                         w.byte(0x2C)
