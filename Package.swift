@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "WidgetSimReports",
-            dependencies: ["WidgetSimModel", "WidgetSimSampling"],
+            dependencies: ["WidgetSimModel", "WidgetSimSampling", "CGSL"],
             path: "Sources/Reports",
             swiftSettings: hotPath
         ),

@@ -26,6 +26,29 @@ import Testing
         #expect(written == Array("head\n".utf8) + big + [0x2A] + Array("tail\n".utf8))
     }
 
+    /// Pieces of bytes on either side of the size written without the buffer, between
+    /// buffered text and arrays: the committed file holds them all, in order.
+    @Test func piecesWrittenAroundTheBufferKeepTheirOrder() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var random = SystemRandomNumberGenerator()
+        let out = try AtomicFile(folder.appendingPathComponent("out.csv"))
+        var expected: [UInt8] = []
+        for n in [0, 1, 4095, 4096, 4097, 70_000, 10, (1 << 20) + 3, 5, 300_000] {
+            let piece = (0 ..< n).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            try piece.withUnsafeBytes { try out.write($0) }
+            expected += piece
+            try out.write("line \(n)\n")
+            expected += Array("line \(n)\n".utf8)
+            let small = (0 ..< n % 97).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            try out.write(small)
+            expected += small
+        }
+        try out.commit()
+        let written = try [UInt8](Data(contentsOf: folder.appendingPathComponent("out.csv")))
+        #expect(written == expected)
+    }
+
     @Test func aMissingFileIsNamed() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

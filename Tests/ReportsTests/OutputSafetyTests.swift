@@ -170,6 +170,74 @@ import WidgetSimScenario
         }
     }
 
+    @Test func totalsOverPeopleAreTheSumsAndAnOverflowLeavesThemAsTheyWere() throws {
+        let s = try tiny()
+        var g = SystemRandomNumberGenerator()
+        var totals = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: 1)
+        var people: [PersonCounts] = []
+        for _ in 0 ..< 5 {
+            var c = PersonCounts(days: s.days, widgets: s.widgets.count)
+            for i in c.person.indices { c.person[i] = Int64.random(in: -1000 ... 1_000_000, using: &g) }
+            for i in c.widget.indices { c.widget[i] = Int64.random(in: 0 ... 40, using: &g) }
+            for i in c.refusals.indices { c.refusals[i] = Int64.random(in: 0 ... 9, using: &g) }
+            for i in c.missedViews.indices { c.missedViews[i] = Int64.random(in: 0 ... 9, using: &g) }
+            try totals.add(c, person: people.count, replication: 0, pair: s.policyPairs[0], widgets: s.widgets)
+            people.append(c)
+        }
+        #expect(totals.people == 5)
+        for i in totals.person.indices { #expect(totals.person[i] == people.reduce(0) { $0 + $1.person[i] }) }
+        for i in totals.widget.indices { #expect(totals.widget[i] == people.reduce(0) { $0 + $1.widget[i] }) }
+        for i in totals.refusals.indices { #expect(totals.refusals[i] == people.reduce(0) { $0 + $1.refusals[i] }) }
+        for i in totals.missedViews.indices { #expect(totals.missedViews[i] == people.reduce(0) { $0 + $1.missedViews[i] }) }
+        var histogram: [Int64] = []
+        for c in people {
+            for day in 1 ..< s.days {
+                for w in 0 ..< s.widgets.count {
+                    let k = Int(c.reloads(day: day, widget: w))
+                    if k >= histogram.count { histogram += Array(repeating: 0, count: k + 1 - histogram.count) }
+                    histogram[k] += 1
+                }
+            }
+        }
+        #expect(totals.reloadHistogram == histogram)
+        #expect(totals.reloadHistogram.reduce(0, +) == Int64(5 * (s.days - 1) * s.widgets.count))
+        // An overflow in a person counter, then in a widget counter after the person
+        // counters were added: the totals are those before either.
+        let before = totals
+        var high = PersonCounts(days: s.days, widgets: s.widgets.count)
+        high[1, .views] = Int64.max
+        #expect(throws: CountOverflow.self) {
+            try totals.add(high, person: 9, replication: 0, pair: s.policyPairs[0], widgets: s.widgets)
+        }
+        #expect(totals == before)
+        high = PersonCounts(days: s.days, widgets: s.widgets.count)
+        high[0, .views] = 1
+        high[1, widget: 2, .energyMilli] = Int64.max - 3
+        high[1, widget: 2, .charged] = 1
+        var wide = totals
+        wide.widget[(1 * s.widgets.count + 2) * WidgetCounter.count + WidgetCounter.energyMilli.rawValue] = 4
+        let wideBefore = wide
+        do {
+            try wide.add(high, person: 9, replication: 2, pair: s.policyPairs[0], widgets: s.widgets)
+            Issue.record("an overflowing total was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("the counts of person 9 (replication 2), day 1, widget `news`"))
+        }
+        #expect(wide == wideBefore)
+        // Sums that reach the largest total exactly are no overflow.
+        var edge = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: 0)
+        var top = PersonCounts(days: s.days, widgets: s.widgets.count)
+        top[0, widget: 0, .views] = Int64.max - 1
+        top[0, .views] = Int64.min + 1
+        try edge.add(top, person: 0, replication: 0, pair: s.policyPairs[0], widgets: s.widgets)
+        top = PersonCounts(days: s.days, widgets: s.widgets.count)
+        top[0, widget: 0, .views] = 1
+        top[0, .views] = -1
+        try edge.add(top, person: 1, replication: 0, pair: s.policyPairs[0], widgets: s.widgets)
+        #expect(edge.value(day: 0, widget: 0, .views) == Int64.max)
+        #expect(edge.value(day: 0, .views) == Int64.min)
+    }
+
     @Test func randomLengthsBeyondAnyRunDoNotTrap() throws {
         // Values the scenario reader refuses, given in code: a run must still not trap.
         var content = ContentSpec()

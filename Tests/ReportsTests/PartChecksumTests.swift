@@ -79,6 +79,42 @@ final class Notices: @unchecked Sendable {
         }
     }
 
+    @Test func crc32cInstructionMatchesTheTables() {
+        #if arch(x86_64)
+        #expect(CRC32C.hardware)
+        #endif
+        var g = SystemRandomNumberGenerator()
+        func tables(_ bytes: [UInt8]) -> UInt32 {
+            var c = CRC32C()
+            bytes.withUnsafeBytes { c.updateFromTables($0) }
+            return c.value
+        }
+        #expect(tables(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.of(Array("123456789".utf8)) == 0xE306_9283)
+        var lengths = Array(0 ... 70) + [255, 256, 257, 1 << 12, (1 << 16) + 3]
+        lengths += (0 ..< 20).map { _ in Int.random(in: 0 ..< 300_000, using: &g) }
+        for n in lengths {
+            let bytes = (0 ..< n).map { _ in UInt8.random(in: 0 ... 255, using: &g) }
+            let expected = tables(bytes)
+            #expect(CRC32C.of(bytes) == expected, "length \(n)")
+            // Split at random points, and started from another offset than the buffer's.
+            let cut = Int.random(in: 0 ... n, using: &g)
+            var c = CRC32C()
+            c.update(bytes[0 ..< cut])
+            c.update(bytes[cut...])
+            #expect(c.value == expected, "length \(n) cut at \(cut)")
+            if n > 1 {
+                var d = CRC32C()
+                var e = CRC32C()
+                bytes.withUnsafeBytes { raw in
+                    d.update(UnsafeRawBufferPointer(rebasing: raw[1...]))
+                    e.updateFromTables(UnsafeRawBufferPointer(rebasing: raw[1...]))
+                }
+                #expect(d.value == e.value, "length \(n) from byte 1")
+            }
+        }
+    }
+
     @Test func mergeRefusesAPartWithOneByteChangedInItsMiddle() throws {
         let root = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -40,3 +40,47 @@ import WidgetSimModel
         }
     }
 }
+
+/// Whole rows, written in place for several people, pairs and days, against the rows
+/// joined from the fields' text forms.
+@Suite struct WidgetDayRowsAppendTests {
+    @Test func rowsAreTheFieldsTextsJoined() throws {
+        var s = try loadScenario("tiny.yaml")
+        s.name = "a, \"quoted\" name"
+        s.days = 3
+        s.warmupDays = 1
+        let pairs = [PolicyPair(budget: "b1", ranking: "r1"), PolicyPair(budget: "budget two", ranking: "r,2")]
+        let study = ["7", "x y"]
+        let rows = WidgetDayRows(s, pairs: pairs, study: study)
+        var g = SystemRandomNumberGenerator()
+        let out = ByteBuffer(capacity: 16)
+        var expected = ""
+        for (person, rep, pair) in [(0, 0, 0), (12, 3, 1), (123_456, 11, 0), (5, 0, 1)] {
+            var counts = PersonCounts(days: s.days, widgets: s.widgets.count)
+            for i in counts.widget.indices {
+                counts.widget[i] = switch Int.random(in: 0 ..< 6, using: &g) {
+                case 0: 0
+                case 1: Int64.random(in: 0 ..< 10, using: &g)
+                case 2: Int64.random(in: 0 ..< 100, using: &g)
+                case 3: Int64.random(in: 0 ..< 100_000, using: &g)
+                case 4: Int64.random(in: -2000 ..< 0, using: &g)
+                default: Int64.random(in: .min ... .max, using: &g)
+                }
+            }
+            rows.append(replication: rep, person: person, pair: pair, counts, to: out)
+            for day in 0 ..< s.days {
+                for (x, spec) in s.widgets.enumerated() {
+                    var fields = [s.name, pairs[pair].budget, pairs[pair].ranking, String(rep), String(s.seed)] + study
+                    fields += [String(person), String(day), day < s.warmupDays ? "1" : "0", spec.id]
+                    for column in Schema.widgetColumns {
+                        fields.append(ReportWriter.widgetValue(counts[day, widget: x, column.counter], divisor: column.divisor))
+                    }
+                    expected += CSV.row(fields)
+                }
+            }
+        }
+        let written = String(decoding: out.bytes, as: UTF8.self)
+        #expect(written == expected)
+        #expect(written.utf8.count == out.count)
+    }
+}

@@ -148,6 +148,16 @@ public struct PersonCounts: Sendable {
         missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
     }
 
+    /// Counts made of these arrays, laid out as `init(days:widgets:)` lays them out.
+    init(days: Int, widgets: Int, person: [Int64], widget: [Int64], refusals: [Int64], missedViews: [Int64]) {
+        self.days = days
+        self.widgets = widgets
+        self.person = person
+        self.widget = widget
+        self.refusals = refusals
+        self.missedViews = missedViews
+    }
+
     public mutating func reset() {
         for i in person.indices { person[i] = 0 }
         for i in widget.indices { widget[i] = 0 }
@@ -223,14 +233,14 @@ final class RunningCounts {
 
     func reset() { storage.update(repeating: 0, count: total) }
 
-    /// A copy of the counts.
+    /// A copy of the counts (each array allocated once, and filled by one copy).
     func counts() -> PersonCounts {
-        var c = PersonCounts(days: days, widgets: widgets)
-        c.person = Array(UnsafeBufferPointer(start: person, count: personCount))
-        c.widget = Array(UnsafeBufferPointer(start: widget, count: widgetCount))
-        c.refusals = Array(UnsafeBufferPointer(start: refusals, count: refusalCount))
-        c.missedViews = Array(UnsafeBufferPointer(start: missedViews, count: missedCount))
-        return c
+        PersonCounts(
+            days: days, widgets: widgets,
+            person: Array(UnsafeBufferPointer(start: person, count: personCount)),
+            widget: Array(UnsafeBufferPointer(start: widget, count: widgetCount)),
+            refusals: Array(UnsafeBufferPointer(start: refusals, count: refusalCount)),
+            missedViews: Array(UnsafeBufferPointer(start: missedViews, count: missedCount)))
     }
 
     // Indices use wrapping arithmetic: they are small (days × widgets × counters of one

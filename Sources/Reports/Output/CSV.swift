@@ -126,6 +126,28 @@ public final class AtomicFile: @unchecked Sendable {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Writes `bytes`. A piece of 4 KiB or more goes to the file at once, after what is
+    /// buffered, rather than through the buffer: no copy of it.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if bytes.count < 1 << 12 {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= 1 << 20 { try flush() }
+            return
+        }
+        try flush()
+        guard let base = bytes.baseAddress else { return }
+        let output = handle.fileDescriptor
+        var written = 0
+        while written < bytes.count {
+            let w = Glibc.write(output, base + written, bytes.count - written)
+            if w < 0 {
+                if errno == EINTR { continue }
+                throw ReportError.cannotWrite(url.path, String(cString: strerror(errno)))
+            }
+            written += w
+        }
+    }
+
     /// Appends the bytes of the file at `source`, read and written through one buffer
     /// of 1 MiB. (Foundation's `FileHandle.read(upToCount:)` reads a page at a time:
     /// ten thousand calls, and as many reallocations, for a widget_days.csv of 40 MB.)

@@ -28,37 +28,101 @@ public struct PairTotals: Sendable, Equatable {
     }
 
     public mutating func add(_ c: PersonCounts) {
-        people += 1
-        for i in person.indices { person[i] += c.person[i] }
-        for i in widget.indices { widget[i] += c.widget[i] }
-        for i in refusals.indices { refusals[i] += c.refusals[i] }
-        for i in missedViews.indices { missedViews[i] += c.missedViews[i] }
-        for day in warmupDays ..< days {
-            for w in 0 ..< widgets {
-                let k = Int(c.reloads(day: day, widget: w))
-                if k >= reloadHistogram.count {
-                    reloadHistogram += Array(repeating: 0, count: k + 1 - reloadHistogram.count)
-                }
-                reloadHistogram[k] += 1
-            }
+        guard Self.add(c.person, to: &person), Self.add(c.widget, to: &widget),
+              Self.add(c.refusals, to: &refusals), Self.add(c.missedViews, to: &missedViews) else {
+            preconditionFailure("a count total overflowed")
         }
+        people += 1
+        addReloads(c)
     }
 
     /// `add(_:)`, refusing counts that would overflow a 64-bit total (which only a run
-    /// far beyond any sensible size reaches): the error names the person, day and widget.
+    /// far beyond any sensible size reaches): the error names the person, day and widget,
+    /// and the totals are left as they were.
     public mutating func add(
         _ c: PersonCounts, person: Int, replication: Int, pair: PolicyPair, widgets specs: [WidgetSpec]
     ) throws(CountOverflow) {
-        for i in self.person.indices where self.person[i].addingReportingOverflow(c.person[i]).overflow {
+        guard Self.add(c.person, to: &self.person) else {
+            let i = Self.firstOverflow(c.person, self.person)
             throw CountOverflow(person: person, replication: replication, day: i / PersonCounter.count,
                                 widget: nil, pair: pair)
         }
-        for i in widget.indices where widget[i].addingReportingOverflow(c.widget[i]).overflow {
+        guard Self.add(c.widget, to: &widget) else {
+            Self.subtract(c.person, from: &self.person)
+            let i = Self.firstOverflow(c.widget, widget)
             let w = (i / WidgetCounter.count) % widgets
             throw CountOverflow(person: person, replication: replication, day: i / (WidgetCounter.count * widgets),
                                 widget: specs.indices.contains(w) ? specs[w].id : "\(w)", pair: pair)
         }
-        add(c)
+        guard Self.add(c.refusals, to: &refusals), Self.add(c.missedViews, to: &missedViews) else {
+            preconditionFailure("a count total overflowed")
+        }
+        people += 1
+        addReloads(c)
+    }
+
+    /// Adds `values` to `totals`, element by element, in one pass without a branch per
+    /// element; false, with `totals` as they were, when some sum overflows.
+    static func add(_ values: [Int64], to totals: inout [Int64]) -> Bool {
+        precondition(values.count >= totals.count, "counts of another shape")
+        return values.withUnsafeBufferPointer { b in
+            totals.withUnsafeMutableBufferPointer { a in
+                // A sum overflows exactly when its sign differs from both terms' signs.
+                var overflow: Int64 = 0
+                for i in 0 ..< a.count {
+                    let x = a[i]
+                    let y = b[i]
+                    let s = x &+ y
+                    overflow |= (x ^ s) & (y ^ s)
+                    a[i] = s
+                }
+                if overflow >= 0 { return true }
+                for i in 0 ..< a.count { a[i] = a[i] &- b[i] }
+                return false
+            }
+        }
+    }
+
+    /// Takes `values` back off `totals` (after an `add` that succeeded).
+    static func subtract(_ values: [Int64], from totals: inout [Int64]) {
+        for i in totals.indices { totals[i] = totals[i] &- values[i] }
+    }
+
+    /// The first index at which `totals[i] + values[i]` overflows.
+    static func firstOverflow(_ values: [Int64], _ totals: [Int64]) -> Int {
+        totals.indices.first { totals[$0].addingReportingOverflow(values[$0]).overflow }!
+    }
+
+    /// The widget counters whose sum is an instance's reloads.
+    static let reloadCounters = ReloadReason.allCases.map { WidgetCounter.reload($0).rawValue }
+
+    /// Counts the person's measured widget-days in the reload histogram.
+    mutating func addReloads(_ c: PersonCounts) {
+        guard warmupDays < days, widgets > 0 else { return }
+        let rows = (days - warmupDays) * widgets
+        precondition(c.widget.count >= days * widgets * WidgetCounter.count, "counts of another shape")
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: rows) { reloads in
+            var most = 0
+            c.widget.withUnsafeBufferPointer { values in
+                Self.reloadCounters.withUnsafeBufferPointer { counters in
+                    let first = values.baseAddress! + warmupDays * widgets * WidgetCounter.count
+                    for r in 0 ..< rows {
+                        let row = first + r * WidgetCounter.count
+                        var k: Int64 = 0
+                        for c in counters { k += row[c] }
+                        precondition(k >= 0, "a negative number of reloads")
+                        reloads[r] = Int(k)
+                        most = max(most, Int(k))
+                    }
+                }
+            }
+            if most >= reloadHistogram.count {
+                reloadHistogram += Array(repeating: 0, count: most + 1 - reloadHistogram.count)
+            }
+            reloadHistogram.withUnsafeMutableBufferPointer { histogram in
+                for r in 0 ..< rows { histogram[reloads[r]] += 1 }
+            }
+        }
     }
 
     public mutating func add(_ other: PairTotals) {

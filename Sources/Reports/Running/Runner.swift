@@ -156,7 +156,7 @@ public final class Runner: @unchecked Sendable {
                 var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
                 var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
                 // The block's widget_days rows not yet written.
-                var rowBytes: [UInt8] = []
+                let rowBytes = ByteBuffer(capacity: 1 << 19)
                 while true {
                     let next: BlockID? = shared.withLock { st in
                         guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
@@ -204,9 +204,9 @@ public final class Runner: @unchecked Sendable {
                             break
                         }
                         if let file = rowsFile, rowBytes.count >= 1 << 18 {
-                            rowsChecksum.update(rowBytes)
-                            try file.write(rowBytes)
-                            rowBytes.removeAll(keepingCapacity: true)
+                            rowsChecksum.update(rowBytes.bytes)
+                            try file.write(rowBytes.bytes)
+                            rowBytes.removeAll()
                         }
                         let world = builder!.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
@@ -217,20 +217,20 @@ public final class Runner: @unchecked Sendable {
                                               pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
                             if rowsFile != nil {
-                                formatters[k].append(replication: id.replication, person: person, pair: p, counts, to: &rowBytes)
+                                formatters[k].append(replication: id.replication, person: person, pair: p, counts, to: rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }
                     }
                     if stopped {
-                        rowBytes.removeAll(keepingCapacity: true)
+                        rowBytes.removeAll()
                         break
                     }
                     for p in 0 ..< pairs[k].count { seconds[k][p] += blockSeconds[p] }
                     if let file = rowsFile {
-                        rowsChecksum.update(rowBytes)
-                        try file.write(rowBytes)
-                        rowBytes.removeAll(keepingCapacity: true)
+                        rowsChecksum.update(rowBytes.bytes)
+                        try file.write(rowBytes.bytes)
+                        rowBytes.removeAll()
                     }
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
