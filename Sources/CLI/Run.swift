@@ -108,6 +108,8 @@ struct Run: ParsableCommand {
             shard: shard.flatMap(parseShard),
             traceFile: trace.map { URL(fileURLWithPath: $0) })
         options.widgetDays = !noWidgetDays
+        // The parts go while the report page is drawn; the program waits for both.
+        options.removePartsInBackground = true
         options.resume = resume
         options.force = force
         options.provenance = provenance
@@ -144,6 +146,7 @@ struct Run: ParsableCommand {
             RunStatistics(result, since: start).print()
             print("reports written to \(folder.path)/")
             if let page { print("charts: open \(page.page.path) in a browser") }
+            OutputFolder.finishRemovals()
         case .shardWritten(let blocks, let result):
             RunStatistics(result, since: start).print()
             print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")

@@ -47,6 +47,19 @@ import Testing
         #expect(try String(contentsOf: file, encoding: .utf8) == "keep me")
     }
 
+    /// `run` deletes its parts while it draws the report page, and exits only once they
+    /// are gone: the folder holds the reports and nothing hidden but the lock.
+    @Test func aFinishedRunLeavesNoPartsBehind() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out")
+        let r = try run(["run", "scenarios/tiny.yaml", "--out", out.path, "--quiet", "--no-report"])
+        #expect(r.status == 0, "\(r.output)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        #expect(!names.contains("parts") && names.filter { $0.hasPrefix(".") } == [".widgetsim.lock"], "\(names)")
+        #expect(names.contains("widget_days.csv") && names.contains("run.json"))
+    }
+
     @Test func anInterruptedRunSaysHowToResume() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -156,6 +156,37 @@ import WidgetSimScenario
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
+    /// Set aside at once, deleted in the background: when `execute` returns the folder
+    /// holds the report and no parts; once the removals are finished, nothing else.
+    @Test func partsRemovedInTheBackgroundAreGoneOnceFinished() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fm = FileManager.default
+        var o = try options(folder)
+        o.widgetDays = true
+        o.removePartsInBackground = true
+        _ = try RunJob.execute(try tiny(), o)
+        #expect(!fm.fileExists(atPath: folder.appendingPathComponent("parts").path))
+        OutputFolder.finishRemovals()
+        let names = Set(try fm.contentsOfDirectory(atPath: folder.path))
+        #expect(names == [OutputFolder.lockName, "summary.csv", "daily.csv", "comparison.csv", "reasons.csv", "batches.csv",
+                          "widget_days.csv", "schema.json", "run.json"])
+    }
+
+    @Test func partsSetAsideForTheBackgroundAreDeleted() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let parts = folder.appendingPathComponent("parts")
+        try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
+        for b in 0 ..< 40 {
+            try Data(count: 70_000).write(to: parts.appendingPathComponent("r0-b\(b).rows"))
+        }
+        OutputFolder.removeParts(parts, inBackground: true)
+        #expect(!FileManager.default.fileExists(atPath: parts.path))
+        OutputFolder.finishRemovals()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
     @Test func countsThatWouldOverflowNameThePersonDayAndWidget() throws {
         let s = try tiny()
         var totals = PairTotals(days: s.days, widgets: s.widgets.count, warmupDays: 0)

@@ -74,14 +74,53 @@ public enum OutputFolder {
     }
 
     /// Removes `parts` in a way a kill cannot leave half done: renamed aside in one step
-    /// (the folder then holds a complete report and no parts), then deleted.
-    public static func removeParts(_ parts: URL) {
+    /// (the folder then holds a complete report and no parts), then deleted, here or,
+    /// `inBackground`, on a thread of its own (see `finishRemovals()`). What a kill
+    /// leaves of a folder set aside, the next run in the folder removes.
+    public static func removeParts(_ parts: URL, inBackground: Bool = false) {
         let aside = parts.deletingLastPathComponent()
             .appendingPathComponent(".parts-old-\(ProcessInfo.processInfo.processIdentifier)")
         if rename(parts.path, aside.path) == 0 {
-            try? FileManager.default.removeItem(at: aside)
+            if inBackground {
+                Removals.shared.start(aside)
+            } else {
+                try? FileManager.default.removeItem(at: aside)
+            }
         } else {
             try? FileManager.default.removeItem(at: parts)
+        }
+    }
+
+    /// Waits until every folder that `removeParts(_:inBackground: true)` set aside is
+    /// deleted. The process's exit waits too.
+    public static func finishRemovals() {
+        Removals.shared.wait()
+    }
+
+    /// Deletions running in the background, and the exit handler that waits for them.
+    final class Removals: @unchecked Sendable {
+        static let shared = Removals()
+        private let group = DispatchGroup()
+        private let lock = NSLock()
+        private var exitWaits = false
+
+        func start(_ folder: URL) {
+            lock.lock()
+            if !exitWaits {
+                exitWaits = true
+                atexit { OutputFolder.Removals.shared.wait() }
+            }
+            lock.unlock()
+            group.enter()
+            let group = group
+            Thread.detachNewThread {
+                try? FileManager.default.removeItem(at: folder)
+                group.leave()
+            }
+        }
+
+        func wait() {
+            group.wait()
         }
     }
 

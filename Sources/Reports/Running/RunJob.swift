@@ -33,6 +33,12 @@ public struct RunOptions: Sendable {
     public var startedAt: UInt64?
     /// Receives what the run has to say on the way (a damaged part run again).
     public var notice: (@Sendable (String) -> Void)?
+    /// Delete the finished run's `parts/` on a background thread, once it is set aside
+    /// (one rename, so the folder holds the complete report and no parts when
+    /// `execute` returns): the caller goes on (to draw the report page, say) while the
+    /// files go. `OutputFolder.finishRemovals()` waits for the deletion, and so does
+    /// the process's exit.
+    public var removePartsInBackground = false
 
     /// Options for a run into `outputFolder`; the others keep their defaults.
     public init(outputFolder: URL, threads: Int = 1, shard: Shard? = nil, traceFile: URL? = nil) {
@@ -218,7 +224,7 @@ public enum RunJob {
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
         try assembled.write(to: folder, record: record)
-        OutputFolder.removeParts(parts)
+        OutputFolder.removeParts(parts, inBackground: options.removePartsInBackground)
         return .finished(StudyResult(study: study, results: assembled.results))
     }
 
