@@ -51,6 +51,24 @@ final class GrantTimes {
         return times[instance * depth + slot]
     }
 
+    /// One grant of `instance` at `now` when fewer than `depth` of its grants fall in the
+    /// rolling window (`now` − `window`, `now`]: records it and returns nil. Otherwise
+    /// records nothing and returns the time the oldest of the last `depth` leaves the
+    /// window, as `fullUntil(instance, count: depth, …)` does. The oldest of the last
+    /// `depth` grants sits in the slot the next one goes to, so one ring read serves both.
+    @inline(__always)
+    func admit(_ instance: Int, window: Int64, at now: SimTime) -> SimTime? {
+        let ring = rings[instance]
+        let slot = instance &* depth &+ ring.next
+        if ring.total >= depth {
+            let oldest = times[slot]
+            if now - oldest < window { return oldest + window }
+        }
+        times[slot] = now
+        rings[instance] = Ring(total: ring.total &+ 1, next: ring.next &+ 1 == depth ? 0 : ring.next &+ 1)
+        return nil
+    }
+
     /// If at least `k` grants of `instance` fall in the rolling window
     /// (`now` − `window`, `now`], the time the `k`-th latest of them leaves it (from
     /// then on fewer than `k` are in the window); otherwise nil.
