@@ -16,7 +16,7 @@ public final class PersonEngine: EventHandler {
     /// The system's rules between the policies and the phone (MODEL §3, §5).
     let governor: RotationGovernor
     let governorStream: RandomStream
-    var pushThrottle: PushThrottle
+    let pushThrottle: PushThrottle
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
     /// The policy pair named in trace lines, when several pairs share one trace.
