@@ -39,6 +39,7 @@ public final class DailyQuotaBudget: BudgetPolicy {
         grants.reset(instances: instances, depth: perDay)
     }
 
+    @inline(__always)
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         if grants.admit(instance, window: Milliseconds.day, at: now) != nil {
             return refusal.refuse(reason, at: now, because: .quotaExhausted)

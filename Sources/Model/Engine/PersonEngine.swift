@@ -11,6 +11,10 @@ public final class PersonEngine: EventHandler {
     let budget: any BudgetPolicy
     /// What `budget` asks to be told (`BudgetPolicy.observes`), read once.
     let budgetObserves: BudgetObservations
+    /// The budget, when it is the built-in `daily_quota`: asked directly (`decide`), so
+    /// its decision is made in line at the request rather than through the protocol.
+    /// `budget` holds it, so it is kept unmanaged.
+    let dailyQuota: Unmanaged<DailyQuotaBudget>?
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
     /// The system's rules between the policies and the phone (MODEL §3, §5).
@@ -112,6 +116,7 @@ public final class PersonEngine: EventHandler {
         self.scenario = scenario
         self.budget = budget
         budgetObserves = budget.observes
+        dailyQuota = (budget as? DailyQuotaBudget).map { Unmanaged.passUnretained($0) }
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
         governor = RotationGovernor(limits: scenario.stack.rotationLimits)
@@ -380,7 +385,7 @@ public final class PersonEngine: EventHandler {
             traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
             return
         }
-        switch budget.decide(instance: w, reason: reason, at: t) {
+        switch decide(w, reason, at: t) {
         case .grant:
             reload(w, reason, charged: true, at: t, day: day, queue: &queue)
         case .deferUntil(let until, let why):
@@ -399,6 +404,15 @@ public final class PersonEngine: EventHandler {
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             traceRequest(t, w, reason, "denied", reason: why.label)
         }
+    }
+
+    /// The budget's decision on a charged request of `w`.
+    @inline(__always)
+    func decide(_ w: Int, _ reason: ReloadReason, at t: SimTime) -> BudgetDecision {
+        if let dailyQuota {
+            return dailyQuota._withUnsafeGuaranteedRef { $0.decide(instance: w, reason: reason, at: t) }
+        }
+        return budget.decide(instance: w, reason: reason, at: t)
     }
 
     /// Makes the refused request of `w` (asked for `reason`) pending until `at`. With a
