@@ -40,20 +40,12 @@ public final class PersonEngine: EventHandler {
     /// Every instance of the widget's kind (including itself), for `reloadTimelines(ofKind:)`.
     let sameKind: WidgetLists
     let sameApp: WidgetLists
-    let horizon: [Int64]
-    let entrySpacing: [Int64]
-    let reloadPolicy: [ReloadPolicy]
-    let periodic: [Int64]
-    let cost: [Int64]
+    /// What a reload of each instance reads (`InstanceFacts`), one struct per instance.
+    let facts: FlatBuffer<InstanceFacts>
     let interactive: [Bool]
-    /// Whether the widget's timelines carry relevance.
-    let hasRelevance: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
     let anyMemberRelevance: Bool
-    /// Whether the widget has predictable (periodic or scheduled) content changes;
-    /// without them no timeline ever shows a change ahead.
-    let hasPredictable: [Bool]
     let smartRotate: Bool
     let pushWhileForegroundIsFree: Bool
     /// When each instance is added (0: there from the start); whether any is added later.
@@ -81,9 +73,6 @@ public final class PersonEngine: EventHandler {
     let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
-    /// Stack members whose staleness changes only at events (no predictable content,
-    /// none added during the run): their stale member views are counted by spans.
-    let spanned: [Bool]
     /// The other stack members, checked at every view (when none is added during the run).
     let checkedMembers: [Int]
     let staleSpans: StaleSpans
@@ -139,16 +128,9 @@ public final class PersonEngine: EventHandler {
         appCount = apps.count
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
-        horizon = widgets.map(\.timeline.horizonMs)
-        entrySpacing = widgets.map(\.timeline.entrySpacingMs)
-        reloadPolicy = widgets.map(\.timeline.reload)
-        periodic = widgets.map { $0.content.periodicMs ?? 0 }
-        cost = widgets.map(\.reloadCostMilli)
         interactive = widgets.map(\.interactive)
         relevance = RelevanceTimelines(scenario: scenario, memberOf: memberOf)
-        hasRelevance = widgets.map { $0.relevance != RelevanceSpec.none }
         anyMemberRelevance = members.contains { widgets[$0].relevance != RelevanceSpec.none }
-        hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
         smartRotate = scenario.stack.smartRotate
         pushWhileForegroundIsFree = scenario.person.pushWhileForegroundIsFree
         addedAt = widgets.map { $0.addedAfterMs ?? 0 }
@@ -164,11 +146,19 @@ public final class PersonEngine: EventHandler {
         order = Array(0 ..< members.count)
         proposed = .allocate(capacity: max(members.count, 1))
         timeOfDay = (ranking as? TimeOfDayRanking).map { Unmanaged.passUnretained($0) }
-        let predictable = hasPredictable, added = anyAdded
-        let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
-        self.spanned = spanned
+        let added = anyAdded
+        let facts = widgets.indices.map { w in
+            let widget = widgets[w]
+            let predictable = (widget.content.periodicMs ?? 0) > 0 || widget.content.scheduledPerDay > 0
+            return InstanceFacts(
+                horizon: widget.timeline.horizonMs, entrySpacing: widget.timeline.entrySpacingMs,
+                periodic: widget.content.periodicMs ?? 0, cost: widget.reloadCostMilli,
+                reloadPolicy: widget.timeline.reload, hasRelevance: widget.relevance != RelevanceSpec.none,
+                hasPredictable: predictable, spanned: memberOf[w] >= 0 && !predictable && !added)
+        }
+        self.facts = FlatBuffer(facts)
         rankInPlace = timeOfDay != nil && !anyAdded
-        checkedMembers = scenario.stack.members.filter { !spanned[$0] }
+        checkedMembers = scenario.stack.members.filter { !facts[$0].spanned }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
@@ -298,9 +288,9 @@ public final class PersonEngine: EventHandler {
             counts[day, .contentChanges] &+= 1
             if instances[x].firstUnshownRandom == .max {
                 instances[x].firstUnshownRandom = t
-                if spanned[x] { staleSpans.turnedStale(x, day: day) }
+                if facts[x].spanned { staleSpans.turnedStale(x, day: day) }
             }
-            if hasRelevance[x] { relevance.contentChanged(x, index: i) }
+            if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
@@ -324,17 +314,7 @@ public final class PersonEngine: EventHandler {
             let x = Int(session.widget)
             counts[day, .sessions] &+= 1
             foreground[appOf[x]] += 1
-            if session.donates {
-                counts[day, .donations] &+= 1
-                // The intent reaches the stack only when it matches a configured member.
-                let target = Int(session.donatedInstance)
-                let m = target >= 0 ? memberOf[target] : -1
-                if m >= 0 {
-                    history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-                    ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-                }
-                if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
-            }
+            if session.donates { donate(session, at: t, day: day) }
             traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
@@ -366,10 +346,26 @@ public final class PersonEngine: EventHandler {
         }
     }
 
+    /// The intent `session` donates (kept out of `run`'s loop, where the world's items
+    /// are handled in line).
+    @inline(never)
+    func donate(_ session: SessionRecord, at t: SimTime, day: Int) {
+        counts[day, .donations] &+= 1
+        // The intent reaches the stack only when it matches a configured member.
+        let target = Int(session.donatedInstance)
+        let m = target >= 0 ? memberOf[target] : -1
+        if m >= 0 {
+            history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+        }
+        if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
+    }
+
     // MARK: - Reload requests
 
     /// A reload request of instance `w`: free reasons are granted at once; charged ones
     /// go to the budget policy.
+    @inline(__always)
     func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         // An instance not yet added does not exist; in StandBy the system's display
         // refreshes (timeline reloads) are free.
@@ -439,7 +435,7 @@ public final class PersonEngine: EventHandler {
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
-        counts[day, widget: w, .energyMilli] += cost[w]
+        counts[day, widget: w, .energyMilli] += facts[w].cost
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
         if charged {
@@ -452,27 +448,26 @@ public final class PersonEngine: EventHandler {
         }
         let fresh = instances[w].firstUnshownRandom != .max
         instances[w].firstUnshownRandom = .max
-        if fresh && spanned[w] { staleSpans.turnedFresh(w, day: day, counts: counts) }
+        if fresh && facts[w].spanned { staleSpans.turnedFresh(w, day: day, counts: counts) }
         instances[w].hadReload = true
-        let coverageEnd = t + horizon[w]
-        if hasPredictable[w] {
+        if facts[w].hasPredictable {
             instances[w].timeline = ContentTimeline(
-                reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
+                reloadAt: t, horizon: facts[w].horizon, spacing: facts[w].entrySpacing, changes: predictableChanges(w))
         }
         pending[w] = PendingRequest()
-        if hasRelevance[w] {
-            relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
+        if facts[w].hasRelevance {
+            relevance.reload(w, at: t, fresh: fresh, coverageEnd: t + facts[w].horizon, scheduled: world.scheduled[w],
                              history: history)
         }
         queue.cancel(slot: backgroundSlot(w))
-        switch reloadPolicy[w] {
+        switch facts[w].reloadPolicy {
         case .after(let interval):
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
-            let last = hasPredictable[w] ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
-            queue.schedule(at: max(last, t + entrySpacing[w]), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            let last = facts[w].hasPredictable ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
+            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
@@ -483,7 +478,7 @@ public final class PersonEngine: EventHandler {
     /// The predictable changes of `w` (only for a widget that has some).
     @inline(__always)
     func predictableChanges(_ w: Int) -> PredictableChanges {
-        PredictableChanges(period: periodic[w], scheduled: world.scheduled[w])
+        PredictableChanges(period: facts[w].periodic, scheduled: world.scheduled[w])
     }
 
     func addExhausted(_ w: Int, from a: SimTime, to b: SimTime) {
@@ -510,7 +505,7 @@ public final class PersonEngine: EventHandler {
     @inline(__always)
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
         var first = instances[w].firstUnshownRandom
-        if hasPredictable[w] && instances[w].hadReload {
+        if facts[w].hasPredictable && instances[w].hadReload {
             if instances[w].timeline.nextEntry <= t {
                 instances[w].timeline.advance(to: t, changes: predictableChanges(w))
             }
@@ -830,6 +825,26 @@ struct InstanceState {
     var hadReload = false
     /// The first refusal since the last charged grant, or `.max`.
     var exhaustedSince: SimTime = .max
+}
+
+/// The static facts of one widget instance that its reloads read, side by side.
+struct InstanceFacts {
+    let horizon: Int64
+    let entrySpacing: Int64
+    /// The period of its periodic content changes, or 0.
+    let periodic: Int64
+    /// Energy of one reload, in thousandths.
+    let cost: Int64
+    let reloadPolicy: ReloadPolicy
+    /// Whether its timelines carry relevance.
+    let hasRelevance: Bool
+    /// Whether it has predictable (periodic or scheduled) content changes; without them
+    /// no timeline ever shows a change ahead.
+    let hasPredictable: Bool
+    /// Whether it is a stack member whose staleness changes only at events (no
+    /// predictable content, none added during the run): its stale member views are
+    /// counted by spans (`StaleSpans`).
+    let spanned: Bool
 }
 
 /// One list of widget indices per widget, stored flat: widget `w`'s list is
