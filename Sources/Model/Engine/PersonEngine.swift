@@ -376,14 +376,34 @@ public final class PersonEngine: EventHandler {
             return
         }
         if reason == .background, pending[w].background {
-            counts[day, widget: w, .coalesced] &+= 1
-            counts[day, refusal: .coalescedIntoPending] &+= 1
-            traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
+            coalesce(w, reason, at: t, day: day)
             return
         }
-        switch decide(w, reason, at: t) {
-        case .grant:
+        let decision = decide(w, reason, at: t)
+        if case .grant = decision {
             reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+        } else {
+            refused(w, reason, decision, at: t, day: day, queue: &queue)
+        }
+    }
+
+    /// A background request of `w` folded into the one already pending (kept out of
+    /// line: `request` is inlined at every call).
+    @inline(never)
+    func coalesce(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int) {
+        counts[day, widget: w, .coalesced] &+= 1
+        counts[day, refusal: .coalescedIntoPending] &+= 1
+        traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
+    }
+
+    /// A charged request of `w` the budget refused with `decision`: deferred or dropped
+    /// (kept out of line: `request` is inlined at every call).
+    @inline(never)
+    func refused(_ w: Int, _ reason: ReloadReason, _ decision: BudgetDecision, at t: SimTime, day: Int,
+                 queue: inout EventQueue<PersonEvent>) {
+        switch decision {
+        case .grant:
+            preconditionFailure("a grant is not a refusal")
         case .deferUntil(let until, let why):
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] &+= 1
@@ -450,16 +470,42 @@ public final class PersonEngine: EventHandler {
         instances[w].firstUnshownRandom = .max
         if fresh && facts[w].spanned { staleSpans.turnedFresh(w, day: day, counts: counts) }
         instances[w].hadReload = true
+        pending[w] = PendingRequest()
+        if facts[w].hasPredictable || facts[w].hasRelevance { renewTimelines(w, at: t, fresh: fresh) }
+        queue.cancel(slot: backgroundSlot(w))
+        if case .after(let interval) = facts[w].reloadPolicy {
+            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+        } else {
+            scheduleTimelineRequest(w, at: t, queue: &queue)
+        }
+        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
+        if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
+    }
+
+    /// The trace line of a reload (kept out of `reload`).
+    @inline(never)
+    func traceReload(_ t: SimTime, _ w: Int, _ reason: ReloadReason, charged: Bool) {
+        traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
+    }
+
+    /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance
+    /// (kept out of `reload`, whose widgets often have neither).
+    @inline(never)
+    func renewTimelines(_ w: Int, at t: SimTime, fresh: Bool) {
         if facts[w].hasPredictable {
             instances[w].timeline = ContentTimeline(
                 reloadAt: t, horizon: facts[w].horizon, spacing: facts[w].entrySpacing, changes: predictableChanges(w))
         }
-        pending[w] = PendingRequest()
         if facts[w].hasRelevance {
             relevance.reload(w, at: t, fresh: fresh, coverageEnd: t + facts[w].horizon, scheduled: world.scheduled[w],
                              history: history)
         }
-        queue.cancel(slot: backgroundSlot(w))
+    }
+
+    /// The next timeline request of `w` reloaded at `t`, for the reload policies other
+    /// than `after` (kept out of `reload`).
+    @inline(never)
+    func scheduleTimelineRequest(_ w: Int, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
         switch facts[w].reloadPolicy {
         case .after(let interval):
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
@@ -471,8 +517,6 @@ public final class PersonEngine: EventHandler {
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
-        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
-        traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
     }
 
     /// The predictable changes of `w` (only for a widget that has some).
