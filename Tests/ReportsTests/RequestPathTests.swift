@@ -44,4 +44,29 @@ import WidgetSimReports
         // Grants, deferrals and drops are all exercised.
         #expect(charged > 100 && refused > 100 && deferred > 10)
     }
+
+    /// Each instance's energy of a day is the energy of its reloads that day, counted
+    /// here from the reloads a forwarding policy is told of.
+    @Test(arguments: 0 ..< 3)
+    func energyIsTheReloadsCost(stack: Int) throws {
+        var s = RotationGovernorTests.stacks()[stack]
+        for w in s.widgets.indices { s.widgets[w].reloadCostMilli = Int64(250 + 1_000 * w) }
+        var reloads = 0
+        for person in 0 ..< s.people {
+            let spy = RecordingBudget(DailyQuotaBudget(
+                perDay: 4, refusal: RefusalRule(timelineRetryMs: 20 * Milliseconds.minute, backgroundRetryMs: nil)))
+            let c = try simulate(s, person: person, budget: spy, ranking: StaticRanking())
+            var expected = Array(repeating: Int64(0), count: c.days * c.widgets)
+            for r in spy.reloads {
+                expected[Int(r.time / Milliseconds.day) * c.widgets + r.instance] += s.widgets[r.instance].reloadCostMilli
+            }
+            for day in 0 ..< c.days {
+                for w in 0 ..< c.widgets {
+                    #expect(c[day, widget: w, .energyMilli] == expected[day * c.widgets + w], "day \(day), widget \(w)")
+                }
+            }
+            reloads += spy.reloads.count
+        }
+        #expect(reloads > 100)
+    }
 }

@@ -233,6 +233,7 @@ public final class PersonEngine: EventHandler {
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
+        fillEnergy()
         staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
@@ -455,7 +456,6 @@ public final class PersonEngine: EventHandler {
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
-        counts[day, widget: w, .energyMilli] += facts[w].cost
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
         if charged {
@@ -577,6 +577,18 @@ public final class PersonEngine: EventHandler {
         for day in 0 ..< scenario.days {
             let views = counts[day, .views]
             for w in members { counts[day, widget: w, .memberViews] = views }
+        }
+    }
+
+    /// Each instance's energy of each day: its reloads of the day, whatever the reason,
+    /// times the energy of one (`reload` counts the reloads only).
+    func fillEnergy() {
+        for day in 0 ..< scenario.days {
+            for w in 0 ..< widgetCount {
+                var reloads: Int64 = 0
+                for reason in ReloadReason.allCases { reloads += counts[day, widget: w, .reload(reason)] }
+                counts[day, widget: w, .energyMilli] = reloads * facts[w].cost
+            }
         }
     }
 
