@@ -112,6 +112,8 @@ public final class PersonEngine: EventHandler {
         governorStream = RandomStream(kind: scenario.generator, seed: 1)
         pushThrottle = PushThrottle(perHour: scenario.person.backgroundPushesPerHour)
         let widgets = scenario.widgets
+        // Events name instances by 32-bit numbers (`PersonEvent`).
+        precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
         var memberOf = Array(repeating: -1, count: widgets.count)
@@ -171,7 +173,7 @@ public final class PersonEngine: EventHandler {
     /// holds only a background request.
     var slotCount: Int { 2 * widgetCount }
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
-    @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount + w }
+    @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     public func run(_ world: PersonWorld, queue: inout EventQueue<PersonEvent>) -> PersonCounts {
@@ -250,7 +252,7 @@ public final class PersonEngine: EventHandler {
             eventDay = day
             eventsOfDay = 0
         }
-        eventsOfDay += 1
+        eventsOfDay &+= 1
     }
 
     /// A timeline request or a retry, from the queue.
@@ -446,9 +448,9 @@ public final class PersonEngine: EventHandler {
         pending[w] = p
         if p.timeline {
             queue.cancel(slot: backgroundSlot(w))
-            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
-            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
+            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
         return due
     }
@@ -474,7 +476,7 @@ public final class PersonEngine: EventHandler {
         if facts[w].hasPredictable || facts[w].hasRelevance { renewTimelines(w, at: t, fresh: fresh) }
         queue.cancel(slot: backgroundSlot(w))
         if case .after(let interval) = facts[w].reloadPolicy {
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             scheduleTimelineRequest(w, at: t, queue: &queue)
         }
@@ -508,12 +510,12 @@ public final class PersonEngine: EventHandler {
     func scheduleTimelineRequest(_ w: Int, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
         switch facts[w].reloadPolicy {
         case .after(let interval):
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
             let last = facts[w].hasPredictable ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
-            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
