@@ -265,7 +265,7 @@ public final class PersonEngine: EventHandler {
             // reason; deferred again, it still holds every request it held.
             let held = pending[Int(w)]
             if held.timeline { pending[Int(w)] = PendingRequest() }
-            request(Int(w), .timeline, at: t, day: day, queue: &queue)
+            request(Int(w), .timeline, at: t, day: day, queue: &queue, reloadInLine: true)
             if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
@@ -368,8 +368,11 @@ public final class PersonEngine: EventHandler {
 
     /// A reload request of instance `w`: free reasons are granted at once; charged ones
     /// go to the budget policy.
+    /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
+    /// by calling `reload`: for the timeline requests from the queue, most of the events.
     @inline(__always)
-    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>,
+                 reloadInLine: Bool = false) {
         // An instance not yet added does not exist; in StandBy the system's display
         // refreshes (timeline reloads) are free.
         if anyAdded && t < addedAt[w] { return }
@@ -384,7 +387,11 @@ public final class PersonEngine: EventHandler {
         }
         let decision = decide(w, reason, at: t)
         if case .grant = decision {
-            reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+            if reloadInLine {
+                reloadBody(w, reason, charged: true, at: t, day: day, queue: &queue)
+            } else {
+                reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+            }
         } else {
             refused(w, reason, decision, at: t, day: day, queue: &queue)
         }
@@ -457,6 +464,13 @@ public final class PersonEngine: EventHandler {
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        reloadBody(w, reason, charged: charged, at: t, day: day, queue: &queue)
+    }
+
+    /// `reload`'s work, inlined where it is called.
+    @inline(__always)
+    func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int,
+                    queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
