@@ -2,8 +2,9 @@ import Testing
 import WidgetSimKernel
 @testable import WidgetSimModel
 
-/// `GrantTimes.admit` against `fullUntil(count: depth)` followed by `record`: the same
-/// answers and the same memory, on random request times.
+/// `GrantTimes.admit` against `fullUntil(count: depth)` followed by `record`, and both
+/// against the rule counted directly over each instance's grants: the same answers and
+/// the same memory, on random request times.
 @Suite struct GrantTimesTests {
     @Test(arguments: [(UInt64(1), 1), (2, 2), (3, 3), (4, 5), (5, 48)])
     func admitIsFullUntilThenRecord(seed: UInt64, depth: Int) {
@@ -18,6 +19,7 @@ import WidgetSimKernel
             fast.reset(instances: instances, depth: depth)
             general.reset(instances: instances, depth: depth)
             if round > 0 { now = 0 }
+            var history = Array(repeating: [SimTime](), count: instances)
             for step in 0 ..< 4_000 {
                 // Twice the requests the window allows, some at the same time, and a
                 // quiet spell now and then that empties every window.
@@ -27,9 +29,16 @@ import WidgetSimKernel
                 if expected == nil { general.record(i, at: now) }
                 let got = fast.admit(i, window: window, at: now)
                 #expect(got == expected, "instance \(i) at \(now)")
+                // The rule: granted iff fewer than `depth` grants in (now − window, now];
+                // refused until the depth-th latest of them leaves the window.
+                let inWindow = history[i].filter { $0 > now - window }.count
+                let rule = inWindow < depth ? nil : history[i][history[i].count - depth] + window
+                #expect(got == rule, "instance \(i) at \(now)")
+                if rule == nil { history[i].append(now) }
                 if got == nil { granted += 1 } else { refused += 1 }
                 for k in 1 ... depth {
                     #expect(fast.latest(i, k) == general.latest(i, k))
+                    #expect(fast.latest(i, k) == (k <= history[i].count ? history[i][history[i].count - k] : nil))
                 }
             }
         }
