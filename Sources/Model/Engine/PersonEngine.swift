@@ -368,6 +368,7 @@ public final class PersonEngine: EventHandler {
 
     /// A reload request of instance `w`: free reasons are granted at once; charged ones
     /// go to the budget policy.
+    ///
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
     /// by calling `reload`: for the timeline requests from the queue, most of the events.
     @inline(__always)
