@@ -39,11 +39,11 @@ public final class DailyQuotaBudget: BudgetPolicy {
         grants.reset(instances: instances, depth: perDay)
     }
 
+    @inline(__always)
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        if grants.fullUntil(instance, count: perDay, window: Milliseconds.day, at: now) != nil {
+        if grants.admit(instance, window: Milliseconds.day, at: now) != nil {
             return refusal.refuse(reason, at: now, because: .quotaExhausted)
         }
-        grants.record(instance, at: now)
         return .grant
     }
 

@@ -11,12 +11,16 @@ public final class PersonEngine: EventHandler {
     let budget: any BudgetPolicy
     /// What `budget` asks to be told (`BudgetPolicy.observes`), read once.
     let budgetObserves: BudgetObservations
+    /// The budget, when it is the built-in `daily_quota`: asked directly (`decide`), so
+    /// its decision is made in line at the request rather than through the protocol.
+    /// `budget` holds it, so it is kept unmanaged.
+    let dailyQuota: Unmanaged<DailyQuotaBudget>?
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
     /// The system's rules between the policies and the phone (MODEL §3, §5).
     let governor: RotationGovernor
     let governorStream: RandomStream
-    var pushThrottle: PushThrottle
+    let pushThrottle: PushThrottle
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
     /// The policy pair named in trace lines, when several pairs share one trace.
@@ -36,20 +40,12 @@ public final class PersonEngine: EventHandler {
     /// Every instance of the widget's kind (including itself), for `reloadTimelines(ofKind:)`.
     let sameKind: WidgetLists
     let sameApp: WidgetLists
-    let horizon: [Int64]
-    let entrySpacing: [Int64]
-    let reloadPolicy: [ReloadPolicy]
-    let periodic: [Int64]
-    let cost: [Int64]
+    /// What a reload of each instance reads (`InstanceFacts`), one struct per instance.
+    let facts: FlatBuffer<InstanceFacts>
     let interactive: [Bool]
-    /// Whether the widget's timelines carry relevance.
-    let hasRelevance: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
     let anyMemberRelevance: Bool
-    /// Whether the widget has predictable (periodic or scheduled) content changes;
-    /// without them no timeline ever shows a change ahead.
-    let hasPredictable: [Bool]
     let smartRotate: Bool
     let pushWhileForegroundIsFree: Bool
     /// When each instance is added (0: there from the start); whether any is added later.
@@ -77,9 +73,6 @@ public final class PersonEngine: EventHandler {
     let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
-    /// Stack members whose staleness changes only at events (no predictable content,
-    /// none added during the run): their stale member views are counted by spans.
-    let spanned: [Bool]
     /// The other stack members, checked at every view (when none is added during the run).
     let checkedMembers: [Int]
     let staleSpans: StaleSpans
@@ -112,12 +105,15 @@ public final class PersonEngine: EventHandler {
         self.scenario = scenario
         self.budget = budget
         budgetObserves = budget.observes
+        dailyQuota = (budget as? DailyQuotaBudget).map { Unmanaged.passUnretained($0) }
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
         governor = RotationGovernor(limits: scenario.stack.rotationLimits)
         governorStream = RandomStream(kind: scenario.generator, seed: 1)
         pushThrottle = PushThrottle(perHour: scenario.person.backgroundPushesPerHour)
         let widgets = scenario.widgets
+        // Events name instances by 32-bit numbers (`PersonEvent`).
+        precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
         var memberOf = Array(repeating: -1, count: widgets.count)
@@ -134,16 +130,9 @@ public final class PersonEngine: EventHandler {
         appCount = apps.count
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
-        horizon = widgets.map(\.timeline.horizonMs)
-        entrySpacing = widgets.map(\.timeline.entrySpacingMs)
-        reloadPolicy = widgets.map(\.timeline.reload)
-        periodic = widgets.map { $0.content.periodicMs ?? 0 }
-        cost = widgets.map(\.reloadCostMilli)
         interactive = widgets.map(\.interactive)
         relevance = RelevanceTimelines(scenario: scenario, memberOf: memberOf)
-        hasRelevance = widgets.map { $0.relevance != RelevanceSpec.none }
         anyMemberRelevance = members.contains { widgets[$0].relevance != RelevanceSpec.none }
-        hasPredictable = widgets.map { ($0.content.periodicMs ?? 0) > 0 || $0.content.scheduledPerDay > 0 }
         smartRotate = scenario.stack.smartRotate
         pushWhileForegroundIsFree = scenario.person.pushWhileForegroundIsFree
         addedAt = widgets.map { $0.addedAfterMs ?? 0 }
@@ -159,11 +148,19 @@ public final class PersonEngine: EventHandler {
         order = Array(0 ..< members.count)
         proposed = .allocate(capacity: max(members.count, 1))
         timeOfDay = (ranking as? TimeOfDayRanking).map { Unmanaged.passUnretained($0) }
-        let predictable = hasPredictable, added = anyAdded
-        let spanned = widgets.indices.map { memberOf[$0] >= 0 && !predictable[$0] && !added }
-        self.spanned = spanned
+        let added = anyAdded
+        let facts = widgets.indices.map { w in
+            let widget = widgets[w]
+            let predictable = (widget.content.periodicMs ?? 0) > 0 || widget.content.scheduledPerDay > 0
+            return InstanceFacts(
+                horizon: widget.timeline.horizonMs, entrySpacing: widget.timeline.entrySpacingMs,
+                periodic: widget.content.periodicMs ?? 0, cost: widget.reloadCostMilli,
+                reloadPolicy: widget.timeline.reload, hasRelevance: widget.relevance != RelevanceSpec.none,
+                hasPredictable: predictable, spanned: memberOf[w] >= 0 && !predictable && !added)
+        }
+        self.facts = FlatBuffer(facts)
         rankInPlace = timeOfDay != nil && !anyAdded
-        checkedMembers = scenario.stack.members.filter { !spanned[$0] }
+        checkedMembers = scenario.stack.members.filter { !facts[$0].spanned }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
@@ -176,7 +173,7 @@ public final class PersonEngine: EventHandler {
     /// holds only a background request.
     var slotCount: Int { 2 * widgetCount }
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
-    @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount + w }
+    @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     public func run(_ world: PersonWorld, queue: inout EventQueue<PersonEvent>) -> PersonCounts {
@@ -238,6 +235,7 @@ public final class PersonEngine: EventHandler {
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
+        fillEnergy()
         staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
@@ -254,7 +252,7 @@ public final class PersonEngine: EventHandler {
             eventDay = day
             eventsOfDay = 0
         }
-        eventsOfDay += 1
+        eventsOfDay &+= 1
     }
 
     /// A timeline request or a retry, from the queue.
@@ -267,7 +265,7 @@ public final class PersonEngine: EventHandler {
             // reason; deferred again, it still holds every request it held.
             let held = pending[Int(w)]
             if held.timeline { pending[Int(w)] = PendingRequest() }
-            request(Int(w), .timeline, at: t, day: day, queue: &queue)
+            request(Int(w), .timeline, at: t, day: day, queue: &queue, reloadInLine: true)
             if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
@@ -293,9 +291,9 @@ public final class PersonEngine: EventHandler {
             counts[day, .contentChanges] &+= 1
             if instances[x].firstUnshownRandom == .max {
                 instances[x].firstUnshownRandom = t
-                if spanned[x] { staleSpans.turnedStale(x, day: day) }
+                if facts[x].spanned { staleSpans.turnedStale(x, day: day) }
             }
-            if hasRelevance[x] { relevance.contentChanged(x, index: i) }
+            if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
@@ -319,17 +317,7 @@ public final class PersonEngine: EventHandler {
             let x = Int(session.widget)
             counts[day, .sessions] &+= 1
             foreground[appOf[x]] += 1
-            if session.donates {
-                counts[day, .donations] &+= 1
-                // The intent reaches the stack only when it matches a configured member.
-                let target = Int(session.donatedInstance)
-                let m = target >= 0 ? memberOf[target] : -1
-                if m >= 0 {
-                    history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-                    ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-                }
-                if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
-            }
+            if session.donates { donate(session, at: t, day: day) }
             traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
@@ -361,11 +349,31 @@ public final class PersonEngine: EventHandler {
         }
     }
 
+    /// The intent `session` donates (kept out of `run`'s loop, where the world's items
+    /// are handled in line).
+    @inline(never)
+    func donate(_ session: SessionRecord, at t: SimTime, day: Int) {
+        counts[day, .donations] &+= 1
+        // The intent reaches the stack only when it matches a configured member.
+        let target = Int(session.donatedInstance)
+        let m = target >= 0 ? memberOf[target] : -1
+        if m >= 0 {
+            history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+        }
+        if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
+    }
+
     // MARK: - Reload requests
 
     /// A reload request of instance `w`: free reasons are granted at once; charged ones
     /// go to the budget policy.
-    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    ///
+    /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
+    /// by calling `reload`: for the timeline requests from the queue, most of the events.
+    @inline(__always)
+    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>,
+                 reloadInLine: Bool = false) {
         // An instance not yet added does not exist; in StandBy the system's display
         // refreshes (timeline reloads) are free.
         if anyAdded && t < addedAt[w] { return }
@@ -375,14 +383,38 @@ public final class PersonEngine: EventHandler {
             return
         }
         if reason == .background, pending[w].background {
-            counts[day, widget: w, .coalesced] &+= 1
-            counts[day, refusal: .coalescedIntoPending] &+= 1
-            traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
+            coalesce(w, reason, at: t, day: day)
             return
         }
-        switch budget.decide(instance: w, reason: reason, at: t) {
+        let decision = decide(w, reason, at: t)
+        if case .grant = decision {
+            if reloadInLine {
+                reloadBody(w, reason, charged: true, at: t, day: day, queue: &queue)
+            } else {
+                reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+            }
+        } else {
+            refused(w, reason, decision, at: t, day: day, queue: &queue)
+        }
+    }
+
+    /// A background request of `w` folded into the one already pending (kept out of
+    /// line: `request` is inlined at every call).
+    @inline(never)
+    func coalesce(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int) {
+        counts[day, widget: w, .coalesced] &+= 1
+        counts[day, refusal: .coalescedIntoPending] &+= 1
+        traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
+    }
+
+    /// A charged request of `w` the budget refused with `decision`: deferred or dropped
+    /// (kept out of line: `request` is inlined at every call).
+    @inline(never)
+    func refused(_ w: Int, _ reason: ReloadReason, _ decision: BudgetDecision, at t: SimTime, day: Int,
+                 queue: inout EventQueue<PersonEvent>) {
+        switch decision {
         case .grant:
-            reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+            preconditionFailure("a grant is not a refusal")
         case .deferUntil(let until, let why):
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] &+= 1
@@ -401,6 +433,15 @@ public final class PersonEngine: EventHandler {
         }
     }
 
+    /// The budget's decision on a charged request of `w`.
+    @inline(__always)
+    func decide(_ w: Int, _ reason: ReloadReason, at t: SimTime) -> BudgetDecision {
+        if let dailyQuota {
+            return dailyQuota._withUnsafeGuaranteedRef { $0.decide(instance: w, reason: reason, at: t) }
+        }
+        return budget.decide(instance: w, reason: reason, at: t)
+    }
+
     /// Makes the refused request of `w` (asked for `reason`) pending until `at`. With a
     /// request already pending, the two become one (`PendingRequest`): asked at the
     /// earlier time, with the stronger reason. Returns when the pending request is due.
@@ -415,17 +456,23 @@ public final class PersonEngine: EventHandler {
         pending[w] = p
         if p.timeline {
             queue.cancel(slot: backgroundSlot(w))
-            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
-            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(w)))
+            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
         return due
     }
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
     func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        reloadBody(w, reason, charged: charged, at: t, day: day, queue: &queue)
+    }
+
+    /// `reload`'s work, inlined where it is called.
+    @inline(__always)
+    func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int,
+                    queue: inout EventQueue<PersonEvent>) {
         counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
-        counts[day, widget: w, .energyMilli] += cost[w]
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
         if charged {
@@ -438,38 +485,61 @@ public final class PersonEngine: EventHandler {
         }
         let fresh = instances[w].firstUnshownRandom != .max
         instances[w].firstUnshownRandom = .max
-        if fresh && spanned[w] { staleSpans.turnedFresh(w, day: day, counts: counts) }
+        if fresh && facts[w].spanned { staleSpans.turnedFresh(w, day: day, counts: counts) }
         instances[w].hadReload = true
-        let coverageEnd = t + horizon[w]
-        if hasPredictable[w] {
-            instances[w].timeline = ContentTimeline(
-                reloadAt: t, horizon: horizon[w], spacing: entrySpacing[w], changes: predictableChanges(w))
-        }
         pending[w] = PendingRequest()
-        if hasRelevance[w] {
-            relevance.reload(w, at: t, fresh: fresh, coverageEnd: coverageEnd, scheduled: world.scheduled[w],
+        if facts[w].hasPredictable || facts[w].hasRelevance { renewTimelines(w, at: t, fresh: fresh) }
+        queue.cancel(slot: backgroundSlot(w))
+        if case .after(let interval) = facts[w].reloadPolicy {
+            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+        } else {
+            scheduleTimelineRequest(w, at: t, queue: &queue)
+        }
+        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
+        if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
+    }
+
+    /// The trace line of a reload (kept out of `reload`).
+    @inline(never)
+    func traceReload(_ t: SimTime, _ w: Int, _ reason: ReloadReason, charged: Bool) {
+        traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
+    }
+
+    /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance
+    /// (kept out of `reload`, whose widgets often have neither).
+    @inline(never)
+    func renewTimelines(_ w: Int, at t: SimTime, fresh: Bool) {
+        if facts[w].hasPredictable {
+            instances[w].timeline = ContentTimeline(
+                reloadAt: t, horizon: facts[w].horizon, spacing: facts[w].entrySpacing, changes: predictableChanges(w))
+        }
+        if facts[w].hasRelevance {
+            relevance.reload(w, at: t, fresh: fresh, coverageEnd: t + facts[w].horizon, scheduled: world.scheduled[w],
                              history: history)
         }
-        queue.cancel(slot: backgroundSlot(w))
-        switch reloadPolicy[w] {
+    }
+
+    /// The next timeline request of `w` reloaded at `t`, for the reload policies other
+    /// than `after` (kept out of `reload`).
+    @inline(never)
+    func scheduleTimelineRequest(_ w: Int, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
+        switch facts[w].reloadPolicy {
         case .after(let interval):
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
-            let last = hasPredictable[w] ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
-            queue.schedule(at: max(last, t + entrySpacing[w]), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(w)))
+            let last = facts[w].hasPredictable ? instances[w].timeline.lastEntry(changes: predictableChanges(w)) : t
+            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }
-        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
-        traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
     }
 
     /// The predictable changes of `w` (only for a widget that has some).
     @inline(__always)
     func predictableChanges(_ w: Int) -> PredictableChanges {
-        PredictableChanges(period: periodic[w], scheduled: world.scheduled[w])
+        PredictableChanges(period: facts[w].periodic, scheduled: world.scheduled[w])
     }
 
     func addExhausted(_ w: Int, from a: SimTime, to b: SimTime) {
@@ -496,7 +566,7 @@ public final class PersonEngine: EventHandler {
     @inline(__always)
     func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
         var first = instances[w].firstUnshownRandom
-        if hasPredictable[w] && instances[w].hadReload {
+        if facts[w].hasPredictable && instances[w].hadReload {
             if instances[w].timeline.nextEntry <= t {
                 instances[w].timeline.advance(to: t, changes: predictableChanges(w))
             }
@@ -524,6 +594,18 @@ public final class PersonEngine: EventHandler {
         for day in 0 ..< scenario.days {
             let views = counts[day, .views]
             for w in members { counts[day, widget: w, .memberViews] = views }
+        }
+    }
+
+    /// Each instance's energy of each day: its reloads of the day, whatever the reason,
+    /// times the energy of one (`reload` counts the reloads only).
+    func fillEnergy() {
+        for day in 0 ..< scenario.days {
+            for w in 0 ..< widgetCount {
+                var reloads: Int64 = 0
+                for reason in ReloadReason.allCases { reloads += counts[day, widget: w, .reload(reason)] }
+                counts[day, widget: w, .energyMilli] = reloads * facts[w].cost
+            }
         }
     }
 
@@ -816,6 +898,26 @@ struct InstanceState {
     var hadReload = false
     /// The first refusal since the last charged grant, or `.max`.
     var exhaustedSince: SimTime = .max
+}
+
+/// The static facts of one widget instance that its reloads read, side by side.
+struct InstanceFacts {
+    let horizon: Int64
+    let entrySpacing: Int64
+    /// The period of its periodic content changes, or 0.
+    let periodic: Int64
+    /// Energy of one reload, in thousandths.
+    let cost: Int64
+    let reloadPolicy: ReloadPolicy
+    /// Whether its timelines carry relevance.
+    let hasRelevance: Bool
+    /// Whether it has predictable (periodic or scheduled) content changes; without them
+    /// no timeline ever shows a change ahead.
+    let hasPredictable: Bool
+    /// Whether it is a stack member whose staleness changes only at events (no
+    /// predictable content, none added during the run): its stale member views are
+    /// counted by spans (`StaleSpans`).
+    let spanned: Bool
 }
 
 /// One list of widget indices per widget, stored flat: widget `w`'s list is

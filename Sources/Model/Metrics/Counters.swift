@@ -29,6 +29,7 @@ public enum WidgetCounter: Int, CaseIterable, Sendable {
 
     /// The reload counter of `reason` (counted at every reload: a switch, not a
     /// failable lookup by raw value).
+    @inline(__always)
     public static func reload(_ reason: ReloadReason) -> WidgetCounter {
         switch reason {
         case .timeline: .reloadTimeline

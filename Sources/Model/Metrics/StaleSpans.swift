@@ -34,8 +34,9 @@ final class StaleSpans {
         for w in 0 ..< spanStart.count { spanStart[w] = -1 }
     }
 
-    /// Remembers where `day` (and any day skipped before it) starts.
-    @inline(__always)
+    /// Remembers where `day` (and any day skipped before it) starts (once a day: kept
+    /// out of line).
+    @inline(never)
     private func meet(_ day: Int) {
         while daysMet <= day {
             dayStart[daysMet] = views

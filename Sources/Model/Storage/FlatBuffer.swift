@@ -19,6 +19,14 @@ final class FlatBuffer<Element> {
         base.initialize(repeating: value, count: count)
     }
 
+    /// The values of `values`, in order.
+    init(_ values: [Element]) {
+        count = values.count
+        capacity = Swift.max(values.count, 1)
+        base = .allocate(capacity: capacity)
+        _ = UnsafeMutableBufferPointer(start: base, count: values.count).initialize(from: values)
+    }
+
     deinit {
         base.deinitialize(count: count)
         base.deallocate()

@@ -12,7 +12,7 @@ import WidgetSimKernel
 /// Source: Apple, "Pushing background updates to your App": the system may throttle
 /// background notifications and advises no more than two or three an hour; the
 /// default, 3, is that figure.
-public struct PushThrottle: Sendable {
+public final class PushThrottle {
     /// `person: background_pushes_per_hour:` — a whole number, or `none` (no throttle).
     public static let defaultPerHour = 3
     public static let parameter = ParameterSpec(
@@ -21,28 +21,34 @@ public struct PushThrottle: Sendable {
 
     /// Deliveries allowed per app per rolling hour; nil: no throttle.
     public let perHour: Int?
-    private var times: [SimTime] = []
-    private var next: [Int] = []
+    /// Per app, the times of its last `perHour` deliveries at `app * perHour + slot`
+    /// (`.min` before the first), and the slot the next one goes to. In memory the
+    /// throttle owns, written in place: a push is a few loads and stores.
+    private let times = FlatBuffer<SimTime>(repeating: .min)
+    private let next = FlatBuffer<Int>(repeating: 0)
 
     public init(perHour: Int?) {
         precondition(perHour.map { $0 >= 1 } ?? true, "a throttle delivers at least one push an hour")
         self.perHour = perHour
     }
 
-    public mutating func reset(apps: Int) {
+    /// A new person with `apps` apps, none delivered a push yet.
+    public func reset(apps: Int) {
         guard let n = perHour else { return }
-        times.resetFlat(count: apps * n, to: .min)
-        next.resetFlat(count: apps, to: 0)
+        times.reset(count: apps * n, to: .min)
+        next.reset(count: apps, to: 0)
     }
 
     /// Whether a background push of `app` at `now` is delivered; records it if so.
-    public mutating func deliver(app: Int, at now: SimTime) -> Bool {
+    @inline(__always)
+    public func deliver(app: Int, at now: SimTime) -> Bool {
         guard let n = perHour else { return true }
-        let slot = app * n + next[app]
+        let k = next[app]
+        let slot = app &* n &+ k
         // The slot holds the oldest of the last n deliveries.
         if times[slot] > now - Milliseconds.hour { return false }
         times[slot] = now
-        next[app] = next[app] + 1 == n ? 0 : next[app] + 1
+        next[app] = k &+ 1 == n ? 0 : k &+ 1
         return true
     }
 }
