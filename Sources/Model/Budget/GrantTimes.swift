@@ -2,7 +2,7 @@ import WidgetSimKernel
 
 /// The times of each instance's latest `depth` granted charged reloads, the oldest
 /// overwritten first: the rolling-window memory of `daily_quota`, `view_weighted` and
-/// `standby_buckets`.
+/// `standby_buckets`, and of the system's push throttle (`PushThrottle`, per app).
 ///
 /// One flat ring per instance, at `instance * depth + slot`; nothing is allocated after
 /// `reset`, and every operation is O(1) without a division (budget policies ask at

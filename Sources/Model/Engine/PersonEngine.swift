@@ -235,14 +235,15 @@ public final class PersonEngine: EventHandler {
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
-        fillEnergy()
         staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
             addExhausted(w, from: instances[w].exhaustedSince, to: end)
         }
         self.world = nil
         activeTrace = nil
-        return counts.counts()
+        var result = counts.counts()
+        fillEnergy(&result)
+        return result
     }
 
     @inline(__always)
@@ -599,12 +600,10 @@ public final class PersonEngine: EventHandler {
 
     /// Each instance's energy of each day: its reloads of the day, whatever the reason,
     /// times the energy of one (`reload` counts the reloads only).
-    func fillEnergy() {
-        for day in 0 ..< scenario.days {
+    func fillEnergy(_ result: inout PersonCounts) {
+        for day in 0 ..< result.days {
             for w in 0 ..< widgetCount {
-                var reloads: Int64 = 0
-                for reason in ReloadReason.allCases { reloads += counts[day, widget: w, .reload(reason)] }
-                counts[day, widget: w, .energyMilli] = reloads * facts[w].cost
+                result[day, widget: w, .energyMilli] = result.reloads(day: day, widget: w) * facts[w].cost
             }
         }
     }

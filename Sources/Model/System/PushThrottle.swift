@@ -21,11 +21,8 @@ public final class PushThrottle {
 
     /// Deliveries allowed per app per rolling hour; nil: no throttle.
     public let perHour: Int?
-    /// Per app, the times of its last `perHour` deliveries at `app * perHour + slot`
-    /// (`.min` before the first), and the slot the next one goes to. In memory the
-    /// throttle owns, written in place: a push is a few loads and stores.
-    private let times = FlatBuffer<SimTime>(repeating: .min)
-    private let next = FlatBuffer<Int>(repeating: 0)
+    /// Per app, the times of its last `perHour` deliveries.
+    private let deliveries = GrantTimes()
 
     public init(perHour: Int?) {
         precondition(perHour.map { $0 >= 1 } ?? true, "a throttle delivers at least one push an hour")
@@ -35,20 +32,13 @@ public final class PushThrottle {
     /// A new person with `apps` apps, none delivered a push yet.
     public func reset(apps: Int) {
         guard let n = perHour else { return }
-        times.reset(count: apps * n, to: .min)
-        next.reset(count: apps, to: 0)
+        deliveries.reset(instances: apps, depth: n)
     }
 
     /// Whether a background push of `app` at `now` is delivered; records it if so.
     @inline(__always)
     public func deliver(app: Int, at now: SimTime) -> Bool {
-        guard let n = perHour else { return true }
-        let k = next[app]
-        let slot = app &* n &+ k
-        // The slot holds the oldest of the last n deliveries.
-        if times[slot] > now - Milliseconds.hour { return false }
-        times[slot] = now
-        next[app] = k &+ 1 == n ? 0 : k &+ 1
-        return true
+        guard perHour != nil else { return true }
+        return deliveries.admit(app, window: Milliseconds.hour, at: now) == nil
     }
 }

@@ -136,10 +136,15 @@ public final class AtomicFile: @unchecked Sendable {
         }
         try flush()
         guard let base = bytes.baseAddress else { return }
+        try writeAll(base, count: bytes.count)
+    }
+
+    /// Writes `count` bytes from `base` straight to the file (after a `flush`).
+    func writeAll(_ base: UnsafeRawPointer, count: Int) throws {
         let output = handle.fileDescriptor
         var written = 0
-        while written < bytes.count {
-            let w = Glibc.write(output, base + written, bytes.count - written)
+        while written < count {
+            let w = Glibc.write(output, base + written, count - written)
             if w < 0 {
                 if errno == EINTR { continue }
                 throw ReportError.cannotWrite(url.path, String(cString: strerror(errno)))
@@ -156,8 +161,6 @@ public final class AtomicFile: @unchecked Sendable {
         let input = Glibc.open(source.path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw PartError.missing(source.path) }
         defer { Glibc.close(input) }
-        let output = handle.fileDescriptor
-        func failed(_ code: Int32) -> ReportError { .cannotWrite(url.path, String(cString: strerror(code))) }
         let size = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
@@ -166,17 +169,9 @@ public final class AtomicFile: @unchecked Sendable {
             if n == 0 { return }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw failed(errno)
+                throw ReportError.cannotWrite(url.path, String(cString: strerror(errno)))
             }
-            var written = 0
-            while written < n {
-                let w = Glibc.write(output, buffer + written, n - written)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw failed(errno)
-                }
-                written += w
-            }
+            try writeAll(buffer, count: n)
         }
     }
 
