@@ -62,6 +62,9 @@ public final class PersonEngine: EventHandler {
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     var eventDay = 0
     var eventsOfDay: Int64 = 0
+    /// The first ms after `eventDay`: the day of an event before it is `eventDay`, found
+    /// without a division (events come in time order).
+    var nextDayStart: SimTime = Milliseconds.day
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -194,6 +197,7 @@ public final class PersonEngine: EventHandler {
         lastTop = nil
         eventDay = 0
         eventsOfDay = 0
+        nextDayStart = Milliseconds.day
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -223,8 +227,7 @@ public final class PersonEngine: EventHandler {
                         let t = WorldOrder.time(keys[k])
                         let p = WorldOrder.process(keys[k])
                         simulation.run(before: t, rank: p.rank)
-                        let day = Int(t / Milliseconds.day)
-                        countEvent(day: day)
+                        let day = countEvent(at: t)
                         handleWorld(p, index: Int(positions[k]), at: t, day: day, queue: &simulation.queue)
                     }
                     simulation.run(until: end)
@@ -246,20 +249,26 @@ public final class PersonEngine: EventHandler {
         return result
     }
 
+    /// Counts an event at `t` (not before the previous one) and returns its day.
     @inline(__always)
-    func countEvent(day: Int) {
-        if day != eventDay {
-            counts[eventDay, .events] += eventsOfDay
-            eventDay = day
-            eventsOfDay = 0
-        }
+    func countEvent(at t: SimTime) -> Int {
+        if t >= nextDayStart { startDay(at: t) }
         eventsOfDay &+= 1
+        return eventDay
+    }
+
+    /// The first event of a later day, at `t`: the events of the day before are counted.
+    @inline(never)
+    func startDay(at t: SimTime) {
+        counts[eventDay, .events] += eventsOfDay
+        eventDay = Int(t / Milliseconds.day)
+        nextDayStart = SimTime(eventDay + 1) * Milliseconds.day
+        eventsOfDay = 0
     }
 
     /// A timeline request or a retry, from the queue.
     public func handle(_ event: PersonEvent, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
-        let day = Int(t / Milliseconds.day)
-        countEvent(day: day)
+        let day = countEvent(at: t)
         switch event {
         case .timelineDue(let w):
             // The pending request (when this is it) is asked once, with its strongest
