@@ -97,6 +97,9 @@ public final class WorldBuilder {
     let homeZone: TimeZone
     let travelZones: [TimeZone]
     let epochMs: Int64
+    /// The clock, its local hours and its significant time changes for a person who does
+    /// not travel: the same for everyone, made for the first such person.
+    private var stayingHome: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
     /// Each process's stream at the index of its number (nil where no process has it).
     let streams: [RandomStream?]
     /// The build each stream was last seeded for (`builds` then), at the same index: a
@@ -271,9 +274,18 @@ public final class WorldBuilder {
                 t += stay
             }
         }
-        w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
-        w.hours = LocalHours(w.clock)
-        w.timeChanges = w.clock.timeChanges()
+        if trips.isEmpty {
+            let home = stayingHome ?? {
+                let clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: [])
+                return (clock, LocalHours(clock), clock.timeChanges())
+            }()
+            stayingHome = home
+            (w.clock, w.hours, w.timeChanges) = home
+        } else {
+            w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
+            w.hours = LocalHours(w.clock)
+            w.timeChanges = w.clock.timeChanges()
+        }
 
         w.environmentChanges.removeAll(keepingCapacity: true)
         if s.person.environmentChangesPerDay > 0 {
