@@ -482,11 +482,12 @@ public final class PersonEngine: EventHandler {
     @inline(__always)
     func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int,
                     queue: inout EventQueue<PersonEvent>) {
-        counts[day, widget: w, WidgetCounter.reload(reason)] &+= 1
+        let row = counts.row(day: day, widget: w)
+        row[WidgetCounter.reload(reason)] &+= 1
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
         if charged {
-            counts[day, widget: w, .charged] &+= 1
+            row[.charged] &+= 1
             let since = instances[w].exhaustedSince
             if since != .max {
                 addExhausted(w, from: since, to: t)

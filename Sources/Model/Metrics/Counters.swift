@@ -273,4 +273,22 @@ final class RunningCounts {
         get { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] }
         set { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] = newValue }
     }
+
+    /// The counters of instance `w` on `day`, for several counts of one instance: the
+    /// row's address is worked out once.
+    @inline(__always)
+    func row(day: Int, widget w: Int) -> WidgetRow {
+        WidgetRow(base: widget + (day &* widgets &+ w) &* WidgetCounter.count)
+    }
+}
+
+/// The counters of one instance on one day in a `RunningCounts`.
+struct WidgetRow {
+    let base: UnsafeMutablePointer<Int64>
+
+    @inline(__always)
+    subscript(counter: WidgetCounter) -> Int64 {
+        get { base[counter.rawValue] }
+        nonmutating set { base[counter.rawValue] = newValue }
+    }
 }
