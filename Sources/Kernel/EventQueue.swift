@@ -65,6 +65,8 @@ public struct EventQueue<Payload> {
         @usableFromInline var count = 0
         @usableFromInline var capacity: Int
         /// Where each slot's live event stands in the heap, or -1 when the slot is empty.
+        /// The cell at index -1 is spare: entries outside the slots (slot -1) record
+        /// their place there, and nothing reads it.
         @usableFromInline var slotPosition: UnsafeMutablePointer<Int>
         @usableFromInline var slots: Int
         @usableFromInline var nextSequence: UInt64 = 1
@@ -78,8 +80,7 @@ public struct EventQueue<Payload> {
             self.capacity = Swift.max(capacity, 4)
             entries = .allocate(capacity: self.capacity)
             self.slots = slots
-            slotPosition = .allocate(capacity: Swift.max(slots, 1))
-            slotPosition.initialize(repeating: -1, count: slots)
+            slotPosition = Self.allocatePositions(slots)
         }
 
         /// A buffer with the same state, for a copy of the queue about to change.
@@ -112,17 +113,26 @@ public struct EventQueue<Payload> {
             topIsConsumed = false
             nextSequence = 1
             if newSlots != slots {
-                slotPosition.deallocate()
+                (slotPosition - 1).deallocate()
                 slots = newSlots
-                slotPosition = .allocate(capacity: Swift.max(slots, 1))
+                slotPosition = Self.allocatePositions(slots)
+            } else {
+                slotPosition.update(repeating: -1, count: slots)
             }
-            slotPosition.initialize(repeating: -1, count: slots)
+        }
+
+        /// The cells of `slots` slots, all empty, after the spare cell.
+        @usableFromInline
+        static func allocatePositions(_ slots: Int) -> UnsafeMutablePointer<Int> {
+            let cells = UnsafeMutablePointer<Int>.allocate(capacity: slots + 1)
+            cells.initialize(repeating: -1, count: slots + 1)
+            return cells + 1
         }
 
         deinit {
             entries.deinitialize(count: count)
             entries.deallocate()
-            slotPosition.deallocate()
+            (slotPosition - 1).deallocate()
         }
     }
 
@@ -236,7 +246,7 @@ public struct EventQueue<Payload> {
         guard b.count > 0 else { return nil }
         let top = b.entries[0]
         if top.key >= limit { return nil }
-        if top.slot >= 0 { b.slotPosition[Int(top.slot)] = -1 }  // delivered: the slot is empty again
+        b.slotPosition[Int(top.slot)] = -1  // delivered: the slot is empty again
         b.topIsConsumed = true
         return (top.time, top.payload)
     }
@@ -270,11 +280,14 @@ public struct EventQueue<Payload> {
         }
     }
 
-    /// Puts `entry` at `position` of the heap, and records it there if it has a slot.
+    /// Puts `entry` at `position` of the heap and records the place in its slot's cell
+    /// (an entry outside the slots writes the spare cell at index -1, so the store needs
+    /// no branch).
     @inlinable @inline(__always)
-    static func place(_ entry: Entry, at position: Int, in b: Buffer) {
-        b.entries[position] = entry
-        if entry.slot >= 0 { b.slotPosition[Int(entry.slot)] = position }
+    static func place(_ entry: Entry, at position: Int, _ h: UnsafeMutablePointer<Entry>,
+                      _ positions: UnsafeMutablePointer<Int>) {
+        h[position] = entry
+        positions[Int(entry.slot)] = position
     }
 
     @inlinable
@@ -285,8 +298,8 @@ public struct EventQueue<Payload> {
         } else {
             if b.count == b.capacity { b.grow() }
             (b.entries + b.count).initialize(to: entry)
-            b.count += 1
-            siftUp(entry, from: b.count - 1, in: b)
+            b.count &+= 1
+            siftUp(entry, from: b.count &- 1, in: b)
         }
     }
 
@@ -294,7 +307,7 @@ public struct EventQueue<Payload> {
     /// property, moving it up or down.
     @inlinable
     static func replace(at position: Int, with entry: Entry, in b: Buffer) {
-        if position > 0 && entry.precedes(b.entries[(position - 1) >> 2]) {
+        if position > 0 && entry.precedes(b.entries[(position &- 1) >> 2]) {
             siftUp(entry, from: position, in: b)
         } else {
             siftDown(entry, from: position, in: b)
@@ -303,7 +316,7 @@ public struct EventQueue<Payload> {
 
     @inlinable
     static func removeTop(_ b: Buffer) {
-        b.count -= 1
+        b.count &-= 1
         let last = (b.entries + b.count).move()
         // With entries left, `last` takes the top's place (the top is overwritten);
         // otherwise it was the top, and is dropped here.
@@ -313,15 +326,15 @@ public struct EventQueue<Payload> {
     /// Places `entry` at `start` and moves it up until the heap property holds.
     @inlinable
     static func siftUp(_ entry: Entry, from start: Int, in b: Buffer) {
-        let h = b.entries
+        let h = b.entries, positions = b.slotPosition
         var child = start
         while child > 0 {
-            let parent = (child - 1) >> 2
+            let parent = (child &- 1) >> 2
             if !entry.precedes(h[parent]) { break }
-            place(h[parent], at: child, in: b)
+            place(h[parent], at: child, h, positions)
             child = parent
         }
-        place(entry, at: child, in: b)
+        place(entry, at: child, h, positions)
     }
 
     /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
@@ -330,36 +343,36 @@ public struct EventQueue<Payload> {
     /// mispredicts half the time.
     @inlinable
     static func siftDown(_ entry: Entry, from start: Int, in b: Buffer) {
-        let h = b.entries
+        let h = b.entries, positions = b.slotPosition
         let count = b.count
         var hole = start
         let key = entry.key
         while true {
-            let first = 4 * hole + 1
+            let first = hole &* 4 &+ 1
             if first >= count { break }
             var best = first
             var bestKey = h[first].key
-            if first + 3 < count {
-                let k1 = h[first + 1].key, k2 = h[first + 2].key, k3 = h[first + 3].key
+            if first &+ 3 < count {
+                let k1 = h[first &+ 1].key, k2 = h[first &+ 2].key, k3 = h[first &+ 3].key
                 let a = k1 < bestKey
-                best = a ? first + 1 : best
+                best = a ? first &+ 1 : best
                 bestKey = a ? k1 : bestKey
-                let low23 = k3 < k2 ? first + 3 : first + 2
+                let low23 = k3 < k2 ? first &+ 3 : first &+ 2
                 let low23Key = k3 < k2 ? k3 : k2
                 let b = low23Key < bestKey
                 best = b ? low23 : best
                 bestKey = b ? low23Key : bestKey
             } else {
-                var c = first + 1
+                var c = first &+ 1
                 while c < count {
                     if h[c].key < bestKey { best = c; bestKey = h[c].key }
-                    c += 1
+                    c &+= 1
                 }
             }
             if !(bestKey < key) { break }
-            place(h[best], at: hole, in: b)
+            place(h[best], at: hole, h, positions)
             hole = best
         }
-        place(entry, at: hole, in: b)
+        place(entry, at: hole, h, positions)
     }
 }
