@@ -74,6 +74,9 @@ public struct EventQueue<Payload> {
         /// removed: the next `schedule` overwrites it in place (one sift-down instead of
         /// a sift-down plus a sift-up), and the next `popNext` removes it.
         @usableFromInline var topIsConsumed = false
+        /// True under `beginExclusiveAccess()`: the buffer is known to be its queue's
+        /// own, and scheduling and cancelling skip the check. A copy starts without it.
+        @usableFromInline var isExclusive = false
 
         @usableFromInline
         init(slots: Int, capacity: Int) {
@@ -160,6 +163,35 @@ public struct EventQueue<Payload> {
         return buffer
     }
 
+    /// `unique()` for the changes that schedule and cancel: under exclusive access
+    /// (`beginExclusiveAccess()`) the buffer is known to be this queue's own, and is not
+    /// checked again.
+    @inlinable @inline(__always)
+    mutating func uniqueUnlessExclusive() -> Buffer {
+        if !buffer.isExclusive && !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+        assert(isKnownUniquelyReferenced(&buffer), "a queue under exclusive access was copied")
+        return buffer
+    }
+
+    /// Makes the storage this queue's own, once, and skips that check when events are
+    /// scheduled or cancelled from now on, until `endExclusiveAccess()`: for a run loop
+    /// that owns the queue and schedules on most events (the check is a runtime call).
+    ///
+    /// Until then the storage is written in place, so the queue must not be copied (a
+    /// copy would see the changes) nor its storage moved to another queue; debug
+    /// builds check at each change that no copy exists.
+    @inlinable
+    public mutating func beginExclusiveAccess() {
+        unique().isExclusive = true
+    }
+
+    /// Ends `beginExclusiveAccess()`: every change checks again that the storage is
+    /// this queue's own.
+    @inlinable
+    public mutating func endExclusiveAccess() {
+        buffer.isExclusive = false
+    }
+
     /// Removes every event and empties every slot, keeping the allocated storage. O(slots).
     public mutating func removeAll(slots: Int? = nil) {
         let b = unique()
@@ -170,15 +202,15 @@ public struct EventQueue<Payload> {
     /// O(log n).
     @inlinable
     public mutating func schedule(at time: SimTime, rank: UInt8, _ payload: Payload) {
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         Self.insert(Entry(time: time, order: Self.makeOrder(b, rank), slot: -1, payload: payload), into: b)
     }
 
     /// Schedules `payload` at `time` in `slot`, superseding the slot's live event if
-    /// it has one. O(log n).
-    @inlinable
+    /// it has one. O(log n). (Kept out of line: a model schedules from many places.)
+    @inlinable @inline(never)
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
         let entry = Entry(time: time, order: Self.makeOrder(b, rank), slot: Int32(truncatingIfNeeded: slot), payload: payload)
         if b.slotPosition[slot] < 0 {
@@ -200,7 +232,7 @@ public struct EventQueue<Payload> {
     /// Removes the live event of `slot` from where it stands in the heap.
     @inlinable @inline(never)
     mutating func withdraw(slot: Int) {
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         Self.settle(b)
         let position = b.slotPosition[slot]
         b.slotPosition[slot] = -1
