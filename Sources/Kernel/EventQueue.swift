@@ -25,7 +25,8 @@ public typealias SimTime = Int64
 /// in one buffer object that a copy of the queue shares until either copy changes:
 /// every mutating operation first makes its buffer unique (copying it if shared), then
 /// works through pointers, so an operation pays one uniqueness check however many
-/// entries it moves.
+/// entries it moves. A run loop that owns its queue pays it once instead, under
+/// `beginExclusiveAccess()`.
 public struct EventQueue<Payload> {
     /// One pending event. `key` packs the ordering into one 128-bit integer: the
     /// time (sign bit flipped, so negative times sort first) in the high 64 bits, the
@@ -75,7 +76,8 @@ public struct EventQueue<Payload> {
         /// a sift-down plus a sift-up), and the next `popNext` removes it.
         @usableFromInline var topIsConsumed = false
         /// True under `beginExclusiveAccess()`: the buffer is known to be its queue's
-        /// own, and scheduling and cancelling skip the check. A copy starts without it.
+        /// own, and scheduling, cancelling and popping skip the check. A copy starts
+        /// without it.
         @usableFromInline var isExclusive = false
 
         @usableFromInline
@@ -163,9 +165,9 @@ public struct EventQueue<Payload> {
         return buffer
     }
 
-    /// `unique()` for the changes that schedule and cancel: under exclusive access
-    /// (`beginExclusiveAccess()`) the buffer is known to be this queue's own, and is not
-    /// checked again.
+    /// `unique()` for the changes a run loop makes on most events (scheduling,
+    /// cancelling, popping): under exclusive access (`beginExclusiveAccess()`) the
+    /// buffer is known to be this queue's own, and is not checked again.
     @inlinable @inline(__always)
     mutating func uniqueUnlessExclusive() -> Buffer {
         if !buffer.isExclusive && !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
@@ -174,8 +176,9 @@ public struct EventQueue<Payload> {
     }
 
     /// Makes the storage this queue's own, once, and skips that check when events are
-    /// scheduled or cancelled from now on, until `endExclusiveAccess()`: for a run loop
-    /// that owns the queue and schedules on most events (the check is a runtime call).
+    /// scheduled, cancelled or popped from now on, until `endExclusiveAccess()`: for a
+    /// run loop that owns the queue and changes it on most events (the check is a
+    /// runtime call).
     ///
     /// Until then the storage is written in place, so the queue must not be copied (a
     /// copy would see the changes) nor its storage moved to another queue; debug
@@ -273,7 +276,7 @@ public struct EventQueue<Payload> {
     mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
         // Most calls find nothing due: they read, and change nothing.
         if nothingDue(beforeKey: limit) { return nil }
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         Self.settle(b)
         guard b.count > 0 else { return nil }
         let top = b.entries[0]
