@@ -325,7 +325,7 @@ public struct EventQueue<Payload> {
         positions[Int(entry.slot)] = position
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func insert(_ entry: Entry, into b: Buffer) {
         if b.topIsConsumed {
             b.topIsConsumed = false
@@ -340,7 +340,7 @@ public struct EventQueue<Payload> {
 
     /// Puts `entry` in place of the entry at `position` and restores the heap
     /// property, moving it up or down.
-    @inlinable
+    @inlinable @inline(__always)
     static func replace(at position: Int, with entry: Entry, in b: Buffer) {
         if position > 0 && entry.precedes(b.entries[(position &- 1) >> 2]) {
             siftUp(entry, from: position, in: b)
