@@ -349,7 +349,9 @@ public struct EventQueue<Payload> {
         }
     }
 
-    @inlinable
+    /// Removes the top (kept out of line: a delivered top is mostly overwritten by the
+    /// next `schedule` instead).
+    @inlinable @inline(never)
     static func removeTop(_ b: Buffer) {
         b.count &-= 1
         let last = (b.entries + b.count).move()
@@ -375,8 +377,8 @@ public struct EventQueue<Payload> {
     /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
     /// heap property holds. The smallest of up to four children is chosen with
     /// conditional moves rather than branches: on random keys a branch per comparison
-    /// mispredicts half the time.
-    @inlinable
+    /// mispredicts half the time. Inlined: its callers are out of line themselves.
+    @inlinable @inline(__always)
     static func siftDown(_ entry: Entry, from start: Int, in b: Buffer) {
         let h = b.entries, positions = b.slotPosition
         let count = b.count
