@@ -214,7 +214,7 @@ public struct EventQueue<Payload> {
     @inlinable @inline(never)
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
         let b = uniqueUnlessExclusive()
-        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
+        precondition(UInt(bitPattern: slot) < UInt(bitPattern: b.slots), "slot \(slot) out of 0 ..< \(b.slots)")
         let entry = Entry(time: time, order: Self.makeOrder(b, rank), slot: Int32(truncatingIfNeeded: slot), payload: payload)
         if b.slotPosition[slot] < 0 {
             Self.insert(entry, into: b)
