@@ -73,7 +73,8 @@ public struct EventQueue<Payload> {
         @usableFromInline var nextSequence: UInt64 = 1
         /// True while the top entry has been handed out by `popNext` but not yet
         /// removed: the next `schedule` overwrites it in place (one sift-down instead of
-        /// a sift-down plus a sift-up), and the next `popNext` removes it.
+        /// a sift-down plus a sift-up), and the next `popNext` removes it. Meanwhile its
+        /// key is 0, the smallest, so that `nothingDue` need not read this flag.
         @usableFromInline var topIsConsumed = false
         /// True under `beginExclusiveAccess()`: the buffer is known to be its queue's
         /// own, and scheduling, cancelling and popping skip the check. A copy starts
@@ -283,15 +284,17 @@ public struct EventQueue<Payload> {
         if top.key >= limit { return nil }
         b.slotPosition[Int(top.slot)] = -1  // delivered: the slot is empty again
         b.topIsConsumed = true
+        b.entries[0].key = 0
         return (top.time, top.payload)
     }
 
-    /// Whether `popNext(beforeKey: limit)` would find nothing and change nothing: no
-    /// consumed top to remove, and a top not before `limit` (or none).
+    /// Whether `popNext(beforeKey: limit)` would find nothing: no entry, or a top not
+    /// before `limit`. A consumed top (key 0) is before any limit but the smallest, so
+    /// the call goes on to remove it; under that limit nothing can be due, and it
+    /// stays for the next change.
     @inlinable @inline(__always)
     func nothingDue(beforeKey limit: UInt128) -> Bool {
         let b = buffer
-        if b.topIsConsumed { return false }
         return b.count == 0 || b.entries[0].key >= limit
     }
 
