@@ -228,7 +228,7 @@ public struct EventQueue<Payload> {
     /// Withdraws the live event of `slot`, if any. O(log n).
     @inlinable @inline(__always)
     public mutating func cancel(slot: Int) {
-        precondition(slot >= 0 && slot < buffer.slots, "slot \(slot) out of 0 ..< \(buffer.slots)")
+        precondition(UInt(bitPattern: slot) < UInt(bitPattern: buffer.slots), "slot \(slot) out of 0 ..< \(buffer.slots)")
         // An empty slot (the common case) is only read, where the call is: nothing changes.
         if buffer.slotPosition[slot] >= 0 { withdraw(slot: slot) }
     }
