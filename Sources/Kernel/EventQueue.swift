@@ -392,6 +392,20 @@ public struct EventQueue<Payload> {
         place(entry, at: child, h, positions)
     }
 
+    /// The place and key of the smallest of the fewer than four children from `first`
+    /// to `count` (kept out of line: only the last level of a sift-down has them).
+    @inlinable @inline(never)
+    static func smallestChild(from first: Int, before count: Int, _ h: UnsafeMutablePointer<Entry>) -> (Int, UInt128) {
+        var best = first
+        var bestKey = h[first].key
+        var c = first &+ 1
+        while c < count {
+            if h[c].key < bestKey { best = c; bestKey = h[c].key }
+            c &+= 1
+        }
+        return (best, bestKey)
+    }
+
     /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
     /// heap property holds. The smallest of up to four children is chosen with
     /// conditional moves rather than branches: on random keys a branch per comparison
@@ -418,11 +432,7 @@ public struct EventQueue<Payload> {
                 best = b ? low23 : best
                 bestKey = b ? low23Key : bestKey
             } else {
-                var c = first &+ 1
-                while c < count {
-                    if h[c].key < bestKey { best = c; bestKey = h[c].key }
-                    c &+= 1
-                }
+                (best, bestKey) = smallestChild(from: first, before: count, h)
             }
             if !(bestKey < key) { break }
             place(h[best], at: hole, h, positions)
