@@ -283,8 +283,8 @@ public struct EventQueue<Payload> {
         return Self.deliverTop(b)
     }
 
-    /// Hands out the top, which is live and due: its slot is empty again, and the
-    /// top stays consumed until the next change.
+    /// Hands out the top, which is live and due: its slot is empty again, and the top
+    /// stays consumed (with key 0, see `topIsConsumed`) until the next change.
     @inlinable @inline(__always)
     static func deliverTop(_ b: Buffer) -> (time: SimTime, payload: Payload) {
         let top = b.entries[0]
@@ -393,7 +393,7 @@ public struct EventQueue<Payload> {
     }
 
     /// The place and key of the smallest of the fewer than four children from `first`
-    /// to `count` (kept out of line: only the last level of a sift-down has them).
+    /// up to `count` (kept out of line: only the last level of a sift-down has them).
     @inlinable @inline(never)
     static func smallestChild(from first: Int, before count: Int, _ h: UnsafeMutablePointer<Entry>) -> (Int, UInt128) {
         var best = first
