@@ -25,7 +25,8 @@ public typealias SimTime = Int64
 /// in one buffer object that a copy of the queue shares until either copy changes:
 /// every mutating operation first makes its buffer unique (copying it if shared), then
 /// works through pointers, so an operation pays one uniqueness check however many
-/// entries it moves.
+/// entries it moves. A run loop that owns its queue pays it once instead, under
+/// `beginExclusiveAccess()`.
 public struct EventQueue<Payload> {
     /// One pending event. `key` packs the ordering into one 128-bit integer: the
     /// time (sign bit flipped, so negative times sort first) in the high 64 bits, the
@@ -65,21 +66,27 @@ public struct EventQueue<Payload> {
         @usableFromInline var count = 0
         @usableFromInline var capacity: Int
         /// Where each slot's live event stands in the heap, or -1 when the slot is empty.
+        /// The cell at index -1 is spare: entries outside the slots (slot -1) record
+        /// their place there, and nothing reads it.
         @usableFromInline var slotPosition: UnsafeMutablePointer<Int>
         @usableFromInline var slots: Int
         @usableFromInline var nextSequence: UInt64 = 1
         /// True while the top entry has been handed out by `popNext` but not yet
         /// removed: the next `schedule` overwrites it in place (one sift-down instead of
-        /// a sift-down plus a sift-up), and the next `popNext` removes it.
+        /// a sift-down plus a sift-up), and the next `popNext` removes it. Meanwhile its
+        /// key is 0, the smallest, so that `nothingDue` need not read this flag.
         @usableFromInline var topIsConsumed = false
+        /// True under `beginExclusiveAccess()`: the buffer is known to be its queue's
+        /// own, and scheduling, cancelling and popping skip the check. A copy starts
+        /// without it.
+        @usableFromInline var isExclusive = false
 
         @usableFromInline
         init(slots: Int, capacity: Int) {
             self.capacity = Swift.max(capacity, 4)
             entries = .allocate(capacity: self.capacity)
             self.slots = slots
-            slotPosition = .allocate(capacity: Swift.max(slots, 1))
-            slotPosition.initialize(repeating: -1, count: slots)
+            slotPosition = Self.allocatePositions(slots)
         }
 
         /// A buffer with the same state, for a copy of the queue about to change.
@@ -112,17 +119,26 @@ public struct EventQueue<Payload> {
             topIsConsumed = false
             nextSequence = 1
             if newSlots != slots {
-                slotPosition.deallocate()
+                (slotPosition - 1).deallocate()
                 slots = newSlots
-                slotPosition = .allocate(capacity: Swift.max(slots, 1))
+                slotPosition = Self.allocatePositions(slots)
+            } else {
+                slotPosition.update(repeating: -1, count: slots)
             }
-            slotPosition.initialize(repeating: -1, count: slots)
+        }
+
+        /// The cells of `slots` slots, all empty, after the spare cell.
+        @usableFromInline
+        static func allocatePositions(_ slots: Int) -> UnsafeMutablePointer<Int> {
+            let cells = UnsafeMutablePointer<Int>.allocate(capacity: slots + 1)
+            cells.initialize(repeating: -1, count: slots + 1)
+            return cells + 1
         }
 
         deinit {
             entries.deinitialize(count: count)
             entries.deallocate()
-            slotPosition.deallocate()
+            (slotPosition - 1).deallocate()
         }
     }
 
@@ -150,6 +166,36 @@ public struct EventQueue<Payload> {
         return buffer
     }
 
+    /// `unique()` for the changes a run loop makes on most events (scheduling,
+    /// cancelling, popping): under exclusive access (`beginExclusiveAccess()`) the
+    /// buffer is known to be this queue's own, and is not checked again.
+    @inlinable @inline(__always)
+    mutating func uniqueUnlessExclusive() -> Buffer {
+        if !buffer.isExclusive && !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+        assert(isKnownUniquelyReferenced(&buffer), "a queue under exclusive access was copied")
+        return buffer
+    }
+
+    /// Makes the storage this queue's own, once, and skips that check when events are
+    /// scheduled, cancelled or popped from now on, until `endExclusiveAccess()`: for a
+    /// run loop that owns the queue and changes it on most events (the check is a
+    /// runtime call).
+    ///
+    /// Until then the storage is written in place, so the queue must not be copied (a
+    /// copy would see the changes) nor its storage moved to another queue; debug
+    /// builds check at each change that no copy exists.
+    @inlinable
+    public mutating func beginExclusiveAccess() {
+        unique().isExclusive = true
+    }
+
+    /// Ends `beginExclusiveAccess()`: every change checks again that the storage is
+    /// this queue's own.
+    @inlinable
+    public mutating func endExclusiveAccess() {
+        buffer.isExclusive = false
+    }
+
     /// Removes every event and empties every slot, keeping the allocated storage. O(slots).
     public mutating func removeAll(slots: Int? = nil) {
         let b = unique()
@@ -160,16 +206,16 @@ public struct EventQueue<Payload> {
     /// O(log n).
     @inlinable
     public mutating func schedule(at time: SimTime, rank: UInt8, _ payload: Payload) {
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         Self.insert(Entry(time: time, order: Self.makeOrder(b, rank), slot: -1, payload: payload), into: b)
     }
 
     /// Schedules `payload` at `time` in `slot`, superseding the slot's live event if
-    /// it has one. O(log n).
-    @inlinable
+    /// it has one. O(log n). (Kept out of line: a model schedules from many places.)
+    @inlinable @inline(never)
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
-        let b = unique()
-        precondition(slot >= 0 && slot < b.slots, "slot \(slot) out of 0 ..< \(b.slots)")
+        let b = uniqueUnlessExclusive()
+        precondition(UInt(bitPattern: slot) < UInt(bitPattern: b.slots), "slot \(slot) out of 0 ..< \(b.slots)")
         let entry = Entry(time: time, order: Self.makeOrder(b, rank), slot: Int32(truncatingIfNeeded: slot), payload: payload)
         if b.slotPosition[slot] < 0 {
             Self.insert(entry, into: b)
@@ -182,7 +228,7 @@ public struct EventQueue<Payload> {
     /// Withdraws the live event of `slot`, if any. O(log n).
     @inlinable @inline(__always)
     public mutating func cancel(slot: Int) {
-        precondition(slot >= 0 && slot < buffer.slots, "slot \(slot) out of 0 ..< \(buffer.slots)")
+        precondition(UInt(bitPattern: slot) < UInt(bitPattern: buffer.slots), "slot \(slot) out of 0 ..< \(buffer.slots)")
         // An empty slot (the common case) is only read, where the call is: nothing changes.
         if buffer.slotPosition[slot] >= 0 { withdraw(slot: slot) }
     }
@@ -190,7 +236,7 @@ public struct EventQueue<Payload> {
     /// Removes the live event of `slot` from where it stands in the heap.
     @inlinable @inline(never)
     mutating func withdraw(slot: Int) {
-        let b = unique()
+        let b = uniqueUnlessExclusive()
         Self.settle(b)
         let position = b.slotPosition[slot]
         b.slotPosition[slot] = -1
@@ -231,22 +277,39 @@ public struct EventQueue<Payload> {
     mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
         // Most calls find nothing due: they read, and change nothing.
         if nothingDue(beforeKey: limit) { return nil }
-        let b = unique()
-        Self.settle(b)
-        guard b.count > 0 else { return nil }
+        let b = uniqueUnlessExclusive()
+        // A live top that passed `nothingDue` is due; a consumed one is removed first.
+        if b.topIsConsumed { return Self.popAfterRemovingTop(beforeKey: limit, in: b) }
+        return Self.deliverTop(b)
+    }
+
+    /// Hands out the top, which is live and due: its slot is empty again, and the top
+    /// stays consumed (with key 0, see `topIsConsumed`) until the next change.
+    @inlinable @inline(__always)
+    static func deliverTop(_ b: Buffer) -> (time: SimTime, payload: Payload) {
         let top = b.entries[0]
-        if top.key >= limit { return nil }
-        if top.slot >= 0 { b.slotPosition[Int(top.slot)] = -1 }  // delivered: the slot is empty again
+        b.slotPosition[Int(top.slot)] = -1
         b.topIsConsumed = true
+        b.entries[0].key = 0
         return (top.time, top.payload)
     }
 
-    /// Whether `popNext(beforeKey: limit)` would find nothing and change nothing: no
-    /// consumed top to remove, and a top not before `limit` (or none).
+    /// `popNext(beforeKey: limit)` after a delivered top that nothing overwrote (kept out
+    /// of line: the model mostly schedules after a delivery).
+    @inlinable @inline(never)
+    static func popAfterRemovingTop(beforeKey limit: UInt128, in b: Buffer) -> (time: SimTime, payload: Payload)? {
+        settle(b)
+        guard b.count > 0 && b.entries[0].key < limit else { return nil }
+        return deliverTop(b)
+    }
+
+    /// Whether `popNext(beforeKey: limit)` would find nothing: no entry, or a top not
+    /// before `limit`. A consumed top (key 0) is before any limit but the smallest, so
+    /// the call goes on to remove it; under that limit nothing can be due, and it
+    /// stays for the next change.
     @inlinable @inline(__always)
     func nothingDue(beforeKey limit: UInt128) -> Bool {
         let b = buffer
-        if b.topIsConsumed { return false }
         return b.count == 0 || b.entries[0].key >= limit
     }
 
@@ -270,14 +333,17 @@ public struct EventQueue<Payload> {
         }
     }
 
-    /// Puts `entry` at `position` of the heap, and records it there if it has a slot.
+    /// Puts `entry` at `position` of the heap and records the place in its slot's cell
+    /// (an entry outside the slots writes the spare cell at index -1, so the store needs
+    /// no branch).
     @inlinable @inline(__always)
-    static func place(_ entry: Entry, at position: Int, in b: Buffer) {
-        b.entries[position] = entry
-        if entry.slot >= 0 { b.slotPosition[Int(entry.slot)] = position }
+    static func place(_ entry: Entry, at position: Int, _ h: UnsafeMutablePointer<Entry>,
+                      _ positions: UnsafeMutablePointer<Int>) {
+        h[position] = entry
+        positions[Int(entry.slot)] = position
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func insert(_ entry: Entry, into b: Buffer) {
         if b.topIsConsumed {
             b.topIsConsumed = false
@@ -285,25 +351,27 @@ public struct EventQueue<Payload> {
         } else {
             if b.count == b.capacity { b.grow() }
             (b.entries + b.count).initialize(to: entry)
-            b.count += 1
-            siftUp(entry, from: b.count - 1, in: b)
+            b.count &+= 1
+            siftUp(entry, from: b.count &- 1, in: b)
         }
     }
 
     /// Puts `entry` in place of the entry at `position` and restores the heap
     /// property, moving it up or down.
-    @inlinable
+    @inlinable @inline(__always)
     static func replace(at position: Int, with entry: Entry, in b: Buffer) {
-        if position > 0 && entry.precedes(b.entries[(position - 1) >> 2]) {
+        if position > 0 && entry.precedes(b.entries[(position &- 1) >> 2]) {
             siftUp(entry, from: position, in: b)
         } else {
             siftDown(entry, from: position, in: b)
         }
     }
 
-    @inlinable
+    /// Removes the top (kept out of line: a delivered top is mostly overwritten by the
+    /// next `schedule` instead).
+    @inlinable @inline(never)
     static func removeTop(_ b: Buffer) {
-        b.count -= 1
+        b.count &-= 1
         let last = (b.entries + b.count).move()
         // With entries left, `last` takes the top's place (the top is overwritten);
         // otherwise it was the top, and is dropped here.
@@ -313,53 +381,63 @@ public struct EventQueue<Payload> {
     /// Places `entry` at `start` and moves it up until the heap property holds.
     @inlinable
     static func siftUp(_ entry: Entry, from start: Int, in b: Buffer) {
-        let h = b.entries
+        let h = b.entries, positions = b.slotPosition
         var child = start
         while child > 0 {
-            let parent = (child - 1) >> 2
+            let parent = (child &- 1) >> 2
             if !entry.precedes(h[parent]) { break }
-            place(h[parent], at: child, in: b)
+            place(h[parent], at: child, h, positions)
             child = parent
         }
-        place(entry, at: child, in: b)
+        place(entry, at: child, h, positions)
+    }
+
+    /// The place and key of the smallest of the fewer than four children from `first`
+    /// up to `count` (kept out of line: only the last level of a sift-down has them).
+    @inlinable @inline(never)
+    static func smallestChild(from first: Int, before count: Int, _ h: UnsafeMutablePointer<Entry>) -> (Int, UInt128) {
+        var best = first
+        var bestKey = h[first].key
+        var c = first &+ 1
+        while c < count {
+            if h[c].key < bestKey { best = c; bestKey = h[c].key }
+            c &+= 1
+        }
+        return (best, bestKey)
     }
 
     /// Places `entry` at `start` (whose entry it replaces) and moves it down until the
     /// heap property holds. The smallest of up to four children is chosen with
     /// conditional moves rather than branches: on random keys a branch per comparison
-    /// mispredicts half the time.
-    @inlinable
+    /// mispredicts half the time. Inlined: its callers are out of line themselves.
+    @inlinable @inline(__always)
     static func siftDown(_ entry: Entry, from start: Int, in b: Buffer) {
-        let h = b.entries
+        let h = b.entries, positions = b.slotPosition
         let count = b.count
         var hole = start
         let key = entry.key
         while true {
-            let first = 4 * hole + 1
+            let first = hole &* 4 &+ 1
             if first >= count { break }
             var best = first
             var bestKey = h[first].key
-            if first + 3 < count {
-                let k1 = h[first + 1].key, k2 = h[first + 2].key, k3 = h[first + 3].key
+            if first &+ 3 < count {
+                let k1 = h[first &+ 1].key, k2 = h[first &+ 2].key, k3 = h[first &+ 3].key
                 let a = k1 < bestKey
-                best = a ? first + 1 : best
+                best = a ? first &+ 1 : best
                 bestKey = a ? k1 : bestKey
-                let low23 = k3 < k2 ? first + 3 : first + 2
+                let low23 = k3 < k2 ? first &+ 3 : first &+ 2
                 let low23Key = k3 < k2 ? k3 : k2
                 let b = low23Key < bestKey
                 best = b ? low23 : best
                 bestKey = b ? low23Key : bestKey
             } else {
-                var c = first + 1
-                while c < count {
-                    if h[c].key < bestKey { best = c; bestKey = h[c].key }
-                    c += 1
-                }
+                (best, bestKey) = smallestChild(from: first, before: count, h)
             }
             if !(bestKey < key) { break }
-            place(h[best], at: hole, in: b)
+            place(h[best], at: hole, h, positions)
             hole = best
         }
-        place(entry, at: hole, in: b)
+        place(entry, at: hole, h, positions)
     }
 }

@@ -212,6 +212,7 @@ public final class PersonEngine: EventHandler {
         queue.removeAll(slots: slotCount)
         var simulation = Simulation(handler: self, queue: queue)
         queue = EventQueue()  // the simulation owns the storage while it runs
+        simulation.queue.beginExclusiveAccess()  // so its changes need not check that
         let end = scenario.durationMs
         interestByHour = world.interestByHour
         let order = world.order
@@ -235,6 +236,7 @@ public final class PersonEngine: EventHandler {
                 }
             }
         }
+        simulation.queue.endExclusiveAccess()
         queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
