@@ -144,6 +144,9 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
+    /// Scratch: the arrival times of the views, then of the sessions, kept with their
+    /// storage from person to person (filled afresh, the list grows only the first time).
+    var arrivalTimes: [SimTime] = []
     /// Whether views whose λ depends on the local hour and weekday alone are built in
     /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
     /// it off to compare the two.
@@ -382,7 +385,10 @@ public final class WorldBuilder {
 
     private func buildViews(_ w: PersonWorld, end: SimTime, viewsPerDay: Double) {
         let s = scenario
-        var times: [SimTime] = []
+        var times = arrivalTimes
+        arrivalTimes = []
+        defer { arrivalTimes = times }
+        times.removeAll(keepingCapacity: true)
         w.hours.poissonArrivals(
             stream(StreamProcess.views), from: 0, to: end,
             hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
@@ -610,7 +616,10 @@ public final class WorldBuilder {
     /// and every candidate is kept with no draw.
     private func buildSessions(_ w: PersonWorld, end: SimTime, sessionsPerDay: Double) {
         let s = scenario
-        var times: [SimTime] = []
+        var times = arrivalTimes
+        arrivalTimes = []
+        defer { arrivalTimes = times }
+        times.removeAll(keepingCapacity: true)
         w.hours.poissonArrivals(
             stream(StreamProcess.sessions), from: 0, to: end,
             hourlyRate: LocalHourRate.hourlyRate(meanPerDay: sessionsPerDay * sessionBurstBound,
