@@ -144,6 +144,10 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
+    /// The clock of someone who stays at home all run, its local hours and its time
+    /// changes: the same for everyone who does not travel, so worked out once, for the
+    /// first such person, and shared by the rest.
+    var homeClock: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
     /// Scratch: the arrival times of the views, then of the sessions, kept with their
     /// storage from person to person (filled afresh, the list grows only the first time).
     var arrivalTimes: [SimTime] = []
@@ -274,9 +278,14 @@ public final class WorldBuilder {
                 t += stay
             }
         }
-        w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
-        w.hours = LocalHours(w.clock)
-        w.timeChanges = w.clock.timeChanges()
+        if trips.isEmpty, let home = homeClock {
+            (w.clock, w.hours, w.timeChanges) = home
+        } else {
+            w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
+            w.hours = LocalHours(w.clock)
+            w.timeChanges = w.clock.timeChanges()
+            if trips.isEmpty { homeClock = (w.clock, w.hours, w.timeChanges) }
+        }
 
         w.environmentChanges.removeAll(keepingCapacity: true)
         if s.person.environmentChangesPerDay > 0 {
