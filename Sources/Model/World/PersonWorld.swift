@@ -331,24 +331,41 @@ public final class WorldBuilder {
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
                 let changes = changeTimes[i]
+                let p = c.pushFraction
                 // At most one push per change: written once each into an array of that many.
                 w.pushTimes[i] = [SimTime](unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
                     var n = 0
-                    for t in changes {
-                        // Draw always: whether announced, and the latency.
-                        let announced = pushDraws.bernoulli(c.pushFraction)
-                        let latency = c.pushLatencySigma > 0
-                            ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
-                            : fixedLatency
-                        let arrival = t + latency
-                        if announced && arrival < end {
-                            (pushTimes.baseAddress! + n).initialize(to: arrival)
-                            n += 1
+                    // A fixed latency and a `taus2` stream: the stream draws only whether each
+                    // change is announced (`bernoulli`'s uniform), in a loop of its own.
+                    let drawn: Void? = c.pushLatencySigma > 0 ? nil : pushDraws.withTausUniforms { draws in
+                        for t in changes {
+                            let announced = draws.uniform() < p
+                            let arrival = t + fixedLatency
+                            if announced && arrival < end {
+                                (pushTimes.baseAddress! + n).initialize(to: arrival)
+                                n += 1
+                            }
+                        }
+                    }
+                    if drawn == nil {
+                        for t in changes {
+                            // Draw always: whether announced, and the latency.
+                            let announced = pushDraws.bernoulli(p)
+                            let latency = c.pushLatencySigma > 0
+                                ? CheckedTime.milliseconds(
+                                    pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                                : fixedLatency
+                            let arrival = t + latency
+                            if announced && arrival < end {
+                                (pushTimes.baseAddress! + n).initialize(to: arrival)
+                                n += 1
+                            }
                         }
                     }
                     filled = n
                 }
-                w.pushTimes[i].sortUnlessSorted()
+                // With a fixed latency the pushes keep the changes' order.
+                if c.pushLatencySigma > 0 { w.pushTimes[i].sortUnlessSorted() }
             }
         }
     }
@@ -556,28 +573,36 @@ public final class WorldBuilder {
                     stackInterest.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
                             let times = timeBuffer.baseAddress, views = out.baseAddress!
-                            var k = 0, spanIndex = 0
-                            while k < count {
-                                // The span of view k, and every view before its end.
-                                while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
-                                let span = spans[spanIndex]
-                                let r = Int(span.weekday) &* 24 &+ Int(span.hour)
-                                let sums = sumsTable[r]
-                                let total = sums.total, scale = none + placedNowhere + sums.total
-                                let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
-                                let wants = total > 0
-                                repeat {
-                                    let t = times![k]
-                                    // Draw always: the wanted member.
-                                    let u = wantedDraws.uniform() * scale
-                                    var wanted = -1
-                                    if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
-                                    (views + k).initialize(to: ViewRecord(
-                                        time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
-                                        wouldSwipe: swipeAlways, wouldTap: tapAlways,
-                                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
-                                    k &+= 1
-                                } while k < count && times![k] < span.end
+                            // The loop over the views, for the wanted stream itself or for a
+                            // copy of its `taus2` state (which the loop keeps in registers).
+                            func fill(_ wantedDraws: inout some UniformSource) {
+                                var k = 0, spanIndex = 0
+                                while k < count {
+                                    // The span of view k, and every view before its end.
+                                    while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let sums = sumsTable[r]
+                                    let total = sums.total, scale = none + placedNowhere + sums.total
+                                    let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                    let wants = total > 0
+                                    repeat {
+                                        let t = times![k]
+                                        // Draw always: the wanted member.
+                                        let u = wantedDraws.uniform() * scale
+                                        var wanted = -1
+                                        if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                        (views + k).initialize(to: ViewRecord(
+                                            time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                            wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                            bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
+                                        k &+= 1
+                                    } while k < count && times![k] < span.end
+                                }
+                            }
+                            if wantedDraws.withTausUniforms({ fill(&$0) }) == nil {
+                                var draws = wantedDraws
+                                fill(&draws)
                             }
                         }
                     }
