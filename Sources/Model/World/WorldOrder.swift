@@ -32,10 +32,12 @@ public struct WorldOrder {
     static let widgetBits = 7
 
     /// Scratch, reused person after person: the items' sort keys as laid out list by
-    /// list, then in bucket order; and the buckets' counts, then their starts.
+    /// list, then in bucket order; the buckets' counts, all 0 between calls (each call
+    /// sets back to 0 those it counted in, when it sums them); and the buckets' starts.
     private var laid: [UInt64] = []
     private var bucketed: [UInt64] = []
     private var buckets: [Int32] = []
+    private var starts: [Int32] = []
 
     /// Orders `world`'s items before `end` (the run's end), and lays out the world's
     /// `randomChanges` and `pushes`: `changes[w]` and `world.pushTimes[w]` are widget
@@ -86,17 +88,19 @@ public struct WorldOrder {
             laid = Array(repeating: 0, count: bound + 1)
             bucketed = laid
         }
-        if buckets.count < bucketCount + 1 { buckets = Array(repeating: 0, count: bucketCount + 1) }
+        if buckets.count < bucketCount + 1 {
+            buckets = Array(repeating: 0, count: bucketCount + 1)
+            starts = buckets
+        }
         let timeShift = UInt64(4 + Self.widgetBits)
         var total = 0, changeCount = 0, pushCount = 0
         // The loops below run once per item: they work through pointers, with wrapping
         // arithmetic and shifts (every count fits, and the shifts are below 64).
         laid.withUnsafeMutableBufferPointer { laidBuffer in
             bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
-                buckets.withUnsafeMutableBufferPointer { bucketBuffer in
-                    bucketBuffer.update(repeating: 0)
+                buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
                     let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
-                    let buckets = bucketBuffer.baseAddress!
+                    let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
                     // Lay out each list's keys, counting each bucket's items one slot on
                     // (so that the running sums below are the buckets' starts).
                     func lay<Item>(_ list: [Item], _ p: WorldProcess, widget: Int = 0, time: (Item) -> SimTime) -> Int {
@@ -133,34 +137,40 @@ public struct WorldOrder {
                         case .view: break  // merged in below
                         }
                     }
+                    // The buckets' starts, and their counts back to 0 for the next call (in
+                    // this loop rather than by clearing the array in one go, which takes an
+                    // instruction per byte).
                     var running: Int32 = 0
                     for b in 0 ... bucketCount {
                         running &+= buckets[b]
-                        buckets[b] = running
+                        buckets[b] = 0
+                        starts[b] = running
                     }
                     // Into bucket order, stably: each bucket's items in the order laid out.
                     let bucketShift = timeShift &+ shift
                     for i in 0 ..< total {
                         let key = laid[i]
                         let b = Int(truncatingIfNeeded: key &>> bucketShift)
-                        let slot = buckets[b]
+                        let slot = starts[b]
                         sorted[Int(truncatingIfNeeded: slot)] = key
-                        buckets[b] = slot &+ 1
+                        starts[b] = slot &+ 1
                     }
                     // Insertion sort: only items of one bucket are out of order, and a key
                     // moves only past greater ones.
                     var i = 1
                     while i < total {
                         let key = sorted[i]
-                        var j = i
-                        while j > 0 && sorted[j &- 1] > key {
-                            sorted[j] = sorted[j &- 1]
-                            j &-= 1
+                        if sorted[i &- 1] > key {
+                            var j = i
+                            repeat {
+                                sorted[j] = sorted[j &- 1]
+                                j &-= 1
+                            } while j > 0 && sorted[j &- 1] > key
+                            sorted[j] = key
                         }
-                        sorted[j] = key
                         i &+= 1
                     }
-                }
+                } }
             }
         }
         let count = total + viewCount
