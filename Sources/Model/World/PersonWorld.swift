@@ -333,7 +333,7 @@ public final class WorldBuilder {
                 let changes = changeTimes[i]
                 let p = c.pushFraction
                 // At most one push per change: written once each into an array of that many.
-                w.pushTimes[i] = [SimTime](unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
+                w.pushTimes[i].replaceAll(unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
                     var n = 0
                     // A fixed latency and a `taus2` stream: the stream draws only whether each
                     // change is announced (`bernoulli`'s uniform), in a loop of its own.
@@ -468,10 +468,13 @@ public final class WorldBuilder {
         var hour = 0, weekday = 0, until = SimTime.min, spanIndex = 0
         var hourSums = StackSums()
         var hourRow = UnsafeBufferPointer<Double>(start: nil, count: 0)
-        // Every arrival is a view: the records are written once each into an array of
-        // that many, and the by-hour table is read through a pointer (a slice of the
-        // array property would retain it at every view).
-        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
+        // Every arrival is a view: the records are written once each over the last
+        // person's (moved out of the world and back), and the by-hour table is read
+        // through a pointer (a slice of the array property would retain it at every view).
+        var records = w.views
+        w.views = []
+        defer { w.views = records }
+        records.replaceAll(unsafeUninitializedCapacity: times.count) { out, filled in
             stackInterest.withUnsafeBufferPointer { table in
                 for (k, t) in times.enumerated() {
                     while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
@@ -567,7 +570,10 @@ public final class WorldBuilder {
         let placedNowhere = 0.0
         let n = stackMembers.count
         let count = times.count
-        w.views = [ViewRecord](unsafeUninitializedCapacity: count) { out, filled in
+        // The records are written over the last person's, moved out of the world and back.
+        var records = w.views
+        w.views = []
+        records.replaceAll(unsafeUninitializedCapacity: count) { out, filled in
             times.withUnsafeBufferPointer { timeBuffer in
                 w.hours.spans.withUnsafeBufferPointer { spans in
                     stackInterest.withUnsafeBufferPointer { table in
@@ -610,6 +616,7 @@ public final class WorldBuilder {
             }
             filled = count
         }
+        w.views = records
         if !feedbackIsFixed {
             let feedback = stream(StreamProcess.feedback)
             w.views.withUnsafeMutableBufferPointer { views in
@@ -679,10 +686,12 @@ public final class WorldBuilder {
         let spans = w.hours.spans
         var hour = 0, weekday = 0, until = SimTime.min, row = 0, spanIndex = 0
         // At most one session and one session end per candidate: each written once into
-        // an array of that many.
-        var sessionEnds: [WidgetMoment] = []
-        w.sessions = [SessionRecord](unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
-            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: times.count) { ends, endsFilled in
+        // room for that many, over the last person's lists (moved out of the world and back).
+        var records = w.sessions, sessionEnds = w.sessionEnds
+        w.sessions = []
+        w.sessionEnds = []
+        records.replaceAll(unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
+            sessionEnds.replaceAll(unsafeUninitializedCapacity: times.count) { ends, endsFilled in
                 hourWeekdayInterest.withUnsafeBufferPointer { table in
                     for t in times {
                         if t >= until {
@@ -725,6 +734,7 @@ public final class WorldBuilder {
                 }
             }
         }
+        w.sessions = records
         sessionEnds.sortUnlessSorted()
         w.sessionEnds = sessionEnds
     }
@@ -745,10 +755,12 @@ extension WorldBuilder {
         let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
         let count = times.count, widgets = widgetCount
         // At most one session and one session end per candidate: each written once into
-        // an array of that many.
-        var sessionEnds: [WidgetMoment] = []
-        w.sessions = [SessionRecord](unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
-            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: count) { ends, endsFilled in
+        // room for that many, over the last person's lists (moved out of the world and back).
+        var records = w.sessions, sessionEnds = w.sessionEnds
+        w.sessions = []
+        w.sessionEnds = []
+        records.replaceAll(unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
+            sessionEnds.replaceAll(unsafeUninitializedCapacity: count) { ends, endsFilled in
                 times.withUnsafeBufferPointer { times in
                     w.hours.spans.withUnsafeBufferPointer { spans in
                         hourWeekdayInterest.withUnsafeBufferPointer { table in
@@ -794,6 +806,7 @@ extension WorldBuilder {
                 }
             }
         }
+        w.sessions = records
         sessionEnds.sortUnlessSorted()
         w.sessionEnds = sessionEnds
     }
@@ -885,6 +898,50 @@ struct StackSums {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }
+    }
+}
+
+extension Array {
+    /// Replaces the elements by those `initializer` writes, as
+    /// `init(unsafeUninitializedCapacity:initializingWith:)` makes them, into the array's
+    /// own storage when it is not shared and holds `capacity` elements: a world's lists
+    /// are built afresh for each person, and a new array costs more than the writes of
+    /// a short list (its allocation looks up the storage's type metadata each time).
+    ///
+    /// The elements reach the storage through `Array.append(contentsOf:)`, which hands
+    /// a sequence its free capacity to write into (`Sequence._copyContents`, the entry
+    /// point through which arrays copy any sequence).
+    mutating func replaceAll(
+        unsafeUninitializedCapacity capacity: Int,
+        initializingWith initializer: (inout UnsafeMutableBufferPointer<Element>, inout Int) -> Void
+    ) {
+        removeAll(keepingCapacity: true)
+        reserveCapacity(capacity)
+        withoutActuallyEscaping(initializer) { initializer in
+            append(contentsOf: WrittenInPlace(capacity: capacity, initializer: initializer))
+        }
+    }
+}
+
+/// The elements an initializer writes into the buffer it is given, as a sequence
+/// (see `Array.replaceAll(unsafeUninitializedCapacity:initializingWith:)`). It claims
+/// no elements ahead (`underestimatedCount` 0), since it may write fewer than
+/// `capacity`.
+private struct WrittenInPlace<Element>: Sequence {
+    let capacity: Int
+    let initializer: (inout UnsafeMutableBufferPointer<Element>, inout Int) -> Void
+
+    func makeIterator() -> EmptyCollection<Element>.Iterator { EmptyCollection().makeIterator() }
+
+    func _copyContents(
+        initializing buffer: UnsafeMutableBufferPointer<Element>
+    ) -> (EmptyCollection<Element>.Iterator, UnsafeMutableBufferPointer<Element>.Index) {
+        precondition(buffer.count >= capacity, "an array's free capacity below what it reserved")
+        var slice = UnsafeMutableBufferPointer(rebasing: buffer[..<capacity])
+        var filled = 0
+        initializer(&slice, &filled)
+        precondition(filled <= capacity, "more elements written than there is room for")
+        return (makeIterator(), filled)
     }
 }
 
