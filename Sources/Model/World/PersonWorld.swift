@@ -923,6 +923,19 @@ extension Array {
     }
 }
 
+extension Array {
+    /// Makes the array `count` elements long, over its own storage when it is not shared
+    /// and holds that many, without writing the elements: for plain values (no
+    /// references), which the caller writes every one of before any is read (the
+    /// elements' bits are those the storage held). A list
+    /// written through `withUnsafeMutableBufferPointer` then costs neither a new
+    /// array's allocation (see `replaceAll`) nor a first write of each element.
+    mutating func resizeForOverwrite(_ count: Int) {
+        assert(_isPOD(Element.self), "elements that hold references must be initialized")
+        replaceAll(unsafeUninitializedCapacity: count) { _, filled in filled = count }
+    }
+}
+
 /// The elements an initializer writes into the buffer it is given, as a sequence
 /// (see `Array.replaceAll(unsafeUninitializedCapacity:initializingWith:)`). It claims
 /// no elements ahead (`underestimatedCount` 0), since it may write fewer than

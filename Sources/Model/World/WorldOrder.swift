@@ -182,15 +182,23 @@ public struct WorldOrder {
             return
         }
         // Out: each item's key (time and process) and position, and the content changes
-        // and pushes as moments (their arrays have no storage when they are empty).
+        // and pushes as moments, written over the last person's lists (moved out and
+        // back, so that their storage is not shared while it is written).
         bucketed[total] = UInt64.max
-        var newKeys: [UInt64] = []
-        var changeMoments: [WidgetMoment] = []
-        var pushMoments: [WidgetMoment] = []
-        positions = [Int32](unsafeUninitializedCapacity: count) { positions, positionCount in
-            newKeys = [UInt64](unsafeUninitializedCapacity: count) { keys, keyCount in
-                changeMoments = [WidgetMoment](unsafeUninitializedCapacity: changeCount) { changes, changesFilled in
-                    pushMoments = [WidgetMoment](unsafeUninitializedCapacity: pushCount) { pushes, pushesFilled in
+        var newKeys = keys, newPositions = positions
+        var changeMoments = world.randomChanges, pushMoments = world.pushes
+        keys = []
+        positions = []
+        world.randomChanges = []
+        world.pushes = []
+        newKeys.resizeForOverwrite(count)
+        newPositions.resizeForOverwrite(count)
+        changeMoments.resizeForOverwrite(changeCount)
+        pushMoments.resizeForOverwrite(pushCount)
+        newPositions.withUnsafeMutableBufferPointer { positions in
+            newKeys.withUnsafeMutableBufferPointer { keys in
+                changeMoments.withUnsafeMutableBufferPointer { changes in
+                    pushMoments.withUnsafeMutableBufferPointer { pushes in
                         bucketed.withUnsafeBufferPointer { sortedBuffer in
                             world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
                                 seenBuffer.initialize(repeating: 0)
@@ -233,15 +241,12 @@ public struct WorldOrder {
                                 }
                             } }
                         }
-                        pushesFilled = pushCount
                     }
-                    changesFilled = changeCount
                 }
-                keyCount = count
             }
-            positionCount = count
         }
         keys = newKeys
+        positions = newPositions
         world.randomChanges = changeMoments
         world.pushes = pushMoments
     }
