@@ -573,7 +573,8 @@ public final class WorldBuilder {
         // The records are written over the last person's, moved out of the world and back.
         var records = w.views
         w.views = []
-        records.replaceAll(unsafeUninitializedCapacity: count) { out, filled in
+        records.resizeForOverwrite(count)
+        records.withUnsafeMutableBufferPointer { out in
             times.withUnsafeBufferPointer { timeBuffer in
                 w.hours.spans.withUnsafeBufferPointer { spans in
                     stackInterest.withUnsafeBufferPointer { table in
@@ -614,7 +615,6 @@ public final class WorldBuilder {
                     }
                 }
             }
-            filled = count
         }
         w.views = records
         if !feedbackIsFixed {
@@ -754,13 +754,17 @@ extension WorldBuilder {
         let donationProbability = person.donationProbability
         let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
         let count = times.count, widgets = widgetCount
-        // At most one session and one session end per candidate: each written once into
-        // room for that many, over the last person's lists (moved out of the world and back).
+        // At most one session and one session end per candidate: each written once, over
+        // the last person's lists (moved out of the world and back), made that long, then
+        // cut to what was written.
         var records = w.sessions, sessionEnds = w.sessionEnds
         w.sessions = []
         w.sessionEnds = []
-        records.replaceAll(unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
-            sessionEnds.replaceAll(unsafeUninitializedCapacity: count) { ends, endsFilled in
+        records.resizeForOverwrite(count)
+        sessionEnds.resizeForOverwrite(count)
+        var sessionsFilled = 0, endsFilled = 0
+        records.withUnsafeMutableBufferPointer { sessions in
+            sessionEnds.withUnsafeMutableBufferPointer { ends in
                 times.withUnsafeBufferPointer { times in
                     w.hours.spans.withUnsafeBufferPointer { spans in
                         hourWeekdayInterest.withUnsafeBufferPointer { table in
@@ -806,6 +810,8 @@ extension WorldBuilder {
                 }
             }
         }
+        records.removeLast(count - sessionsFilled)
+        sessionEnds.removeLast(count - endsFilled)
         w.sessions = records
         sessionEnds.sortUnlessSorted()
         w.sessionEnds = sessionEnds
