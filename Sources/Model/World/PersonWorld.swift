@@ -769,41 +769,60 @@ extension WorldBuilder {
                     w.hours.spans.withUnsafeBufferPointer { spans in
                         hourWeekdayInterest.withUnsafeBufferPointer { table in
                             hourWeekdayTotals.withUnsafeBufferPointer { totals in
-                                var k = 0, spanIndex = 0, filled = 0, endCount = 0
-                                while k < count {
-                                    // The span of candidate k, and every candidate before its end.
-                                    while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
-                                    let span = spans[spanIndex]
-                                    let row = Int(span.weekday) &* 24 &+ Int(span.hour)
-                                    let total = totals[row]
-                                    let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
-                                    repeat {
-                                        let t = times[k]
-                                        k &+= 1
-                                        // Draw always: the widget, the donation, the length, the
-                                        // donated configuration.
-                                        let u = details.uniform() * total
-                                        let donates = details.uniform() < donationProbability
-                                        let duration = sigma > 0
+                                // The loop over the candidates, for the streams themselves or for copies
+                                // of their `taus2` states (which the loop keeps in registers); `duration`
+                                // draws a session's length from the details stream, or gives the fixed one.
+                                func fill(
+                                    _ details: inout some UniformSource, _ configurations: inout some UniformSource,
+                                    duration: () -> SimTime
+                                ) {
+                                    var k = 0, spanIndex = 0, filled = 0, endCount = 0
+                                    while k < count {
+                                        // The span of candidate k, and every candidate before its end.
+                                        while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
+                                        let span = spans[spanIndex]
+                                        let row = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                        let total = totals[row]
+                                        let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
+                                        repeat {
+                                            let t = times[k]
+                                            k &+= 1
+                                            // Draw always: the widget, the donation, the length, the
+                                            // donated configuration.
+                                            let u = details.uniform() * total
+                                            let donates = details.uniform() < donationProbability
+                                            let duration = duration()
+                                            let c = configurations.uniform()
+                                            guard total > 0 else { continue }  // no widget of interest at this hour
+                                            let widget = RandomStream.inverse(u, weights: weights)
+                                            let stop = t + duration
+                                            (sessions.baseAddress! + filled).initialize(to: SessionRecord(
+                                                start: t, end: stop, widget: Int32(widget), donates: donates,
+                                                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                                hour: span.hour, weekday: span.weekday))
+                                            filled &+= 1
+                                            if stop < end {
+                                                (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                                                endCount &+= 1
+                                            }
+                                        } while k < count && times[k] < span.end
+                                    }
+                                    sessionsFilled = filled
+                                    endsFilled = endCount
+                                }
+                                let copied = sigma > 0 ? false : details.withTausUniforms { details in
+                                    configurations.withTausUniforms { configurations in
+                                        fill(&details, &configurations) { fixedDuration }
+                                    } != nil
+                                } ?? false
+                                if !copied {
+                                    var detailDraws = details, configurationDraws = configurations
+                                    fill(&detailDraws, &configurationDraws) {
+                                        sigma > 0
                                             ? max(1, CheckedTime.milliseconds(details.logNormal(median: median, sigma: sigma).rounded()))
                                             : fixedDuration
-                                        let c = configurations.uniform()
-                                        guard total > 0 else { continue }  // no widget of interest at this hour
-                                        let widget = RandomStream.inverse(u, weights: weights)
-                                        let stop = t + duration
-                                        (sessions.baseAddress! + filled).initialize(to: SessionRecord(
-                                            start: t, end: stop, widget: Int32(widget), donates: donates,
-                                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
-                                            hour: span.hour, weekday: span.weekday))
-                                        filled &+= 1
-                                        if stop < end {
-                                            (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
-                                            endCount &+= 1
-                                        }
-                                    } while k < count && times[k] < span.end
+                                    }
                                 }
-                                sessionsFilled = filled
-                                endsFilled = endCount
                             }
                         }
                     }
