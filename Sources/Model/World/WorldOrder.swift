@@ -201,12 +201,17 @@ public struct WorldOrder {
                     pushMoments.withUnsafeMutableBufferPointer { pushes in
                         bucketed.withUnsafeBufferPointer { sortedBuffer in
                             world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
+                            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<WidgetMoment>?.self, capacity: 16) { momentBuffer in
                                 seenBuffer.initialize(repeating: 0)
+                                // Where each process's items go as moments: the content changes and
+                                // the pushes; nowhere for the others.
+                                momentBuffer.initialize(repeating: nil)
+                                momentBuffer[WorldProcess.contentChange.rawValue] = changes.baseAddress
+                                momentBuffer[WorldProcess.push.rawValue] = pushes.baseAddress
                                 let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
+                                let moments = momentBuffer.baseAddress!
                                 let keys = keys.baseAddress!, positions = positions.baseAddress!
-                                let changes = changes.baseAddress, pushes = pushes.baseAddress
                                 let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
-                                let change = WorldProcess.contentChange.rawValue, push = WorldProcess.push.rawValue
                                 // The sort key of view v, or past every key after the last.
                                 let viewTag = UInt64(WorldProcess.view.rawValue) &<< UInt64(Self.widgetBits)
                                 func viewKey(_ v: Int) -> UInt64 {
@@ -233,13 +238,13 @@ public struct WorldOrder {
                                     seen[p] = position &+ 1
                                     keys[k] = key
                                     positions[k] = position
-                                    if p == change || p == push {
+                                    if let out = moments[p] {
                                         let moment = WidgetMoment(
                                             time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
-                                        ((p == change ? changes : pushes)! + Int(truncatingIfNeeded: position)).initialize(to: moment)
+                                        (out + Int(truncatingIfNeeded: position)).initialize(to: moment)
                                     }
                                 }
-                            } }
+                            } } }
                         }
                     }
                 }
