@@ -107,16 +107,16 @@ public struct WorldOrder {
                         let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
                         let out = laid + total, counts = buckets + 1
                         let k = list.withUnsafeBufferPointer { items in
-                            var k = 0
-                            for item in items {
-                                let t = time(item)
-                                if t >= end { break }
-                                let u = UInt64(truncatingIfNeeded: t)
+                            // The items before the end: the list is in time order, and few
+                            // items, if any, come at or after the end.
+                            var n = items.count
+                            while n > 0 && time(items[n &- 1]) >= end { n &-= 1 }
+                            for k in 0 ..< n {
+                                let u = UInt64(truncatingIfNeeded: time(items[k]))
                                 out[k] = u &<< timeShift | tag
                                 counts[Int(truncatingIfNeeded: u &>> shift)] &+= 1
-                                k &+= 1
                             }
-                            return k
+                            return n
                         }
                         total &+= k
                         return k
