@@ -61,7 +61,13 @@ public final class RandomStream {
     /// per process across the people it simulates.
     @inlinable
     public func reseed(_ key: StreamKey) {
-        gsl_rng_set(rng, key.gslSeed)
+        reseed(gslSeed: key.gslSeed)
+    }
+
+    /// Reseeds the stream in place with `seed` (a key's `StreamKey.gslSeed`).
+    @inlinable
+    public func reseed(gslSeed seed: UInt) {
+        gsl_rng_set(rng, seed)
     }
 
     deinit { gsl_rng_free(rng) }

@@ -103,9 +103,10 @@ public final class WorldBuilder {
     /// stream is seeded when a build first asks for it, so processes a world does not
     /// use cost nothing. Its draws are the same: nothing draws from it before.
     var seededFor: [Int]
-    /// The number of builds so far, and the (replication, person) of the last.
+    /// The number of builds so far, and `StreamKey.personHash` of the last one's
+    /// (replication, person): what each of its streams' seeds starts from.
     var builds = 0
-    var key = (replication: 0, person: 0)
+    var personHash: UInt64 = 0
     let world: PersonWorld
     let stackMembers: [Int]
     let widgetCount: Int
@@ -241,7 +242,7 @@ public final class WorldBuilder {
         let i = Int(process)
         let stream = streams[i]!
         if seededFor[i] != builds {
-            stream.reseed(StreamKey(seed: scenario.seed, replication: key.replication, person: key.person, process: process))
+            stream.reseed(gslSeed: StreamKey.gslSeed(personHash: personHash, process: process))
             seededFor[i] = builds
         }
         return stream
@@ -253,7 +254,7 @@ public final class WorldBuilder {
         let s = scenario
         // Every stream is seeded for this person when first asked for (`stream(_:)`).
         builds += 1
-        key = (replication, person)
+        personHash = StreamKey(seed: s.seed, replication: replication, person: person, process: 0).personHash
         let w = world
         w.person = person
         w.replication = replication
