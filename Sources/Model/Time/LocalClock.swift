@@ -256,7 +256,9 @@ extension LocalHours {
         precondition(start >= end || spans.last.map { $0.end >= end } == true, "arrivals past the clock's end")
         spans.withUnsafeBufferPointer { spanBuffer in ends.withUnsafeBufferPointer { endBuffer in
             hourlyRate.withUnsafeBufferPointer { rateBuffer in
-                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 64) { batch in
+                // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation`
+                // keeps on the stack (a larger buffer would be allocated at every call).
+                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
                     let base = batch.baseAddress!
                     var filled = 0
                     var t = Double(start)
