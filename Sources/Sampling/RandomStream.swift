@@ -61,7 +61,13 @@ public final class RandomStream {
     /// per process across the people it simulates.
     @inlinable
     public func reseed(_ key: StreamKey) {
-        gsl_rng_set(rng, key.gslSeed)
+        reseed(gslSeed: key.gslSeed)
+    }
+
+    /// Reseeds the stream in place with `seed` (a key's `StreamKey.gslSeed`).
+    @inlinable
+    public func reseed(gslSeed seed: UInt) {
+        gsl_rng_set(rng, seed)
     }
 
     deinit { gsl_rng_free(rng) }
@@ -72,6 +78,21 @@ public final class RandomStream {
     @inlinable public func uniform() -> Double {
         if let taus { return widgetsim_taus_uniform(taus) }
         return gsl_rng_uniform(rng)
+    }
+
+    /// Runs `body` with the state of a `taus2` stream copied into a `TausUniforms`,
+    /// which a loop in `body` can keep in registers (a draw of the stream itself loads
+    /// and stores the state in its `gsl_rng`, as any store in the loop might change it),
+    /// and copies it back when `body` returns: the stream goes on as if `body` had drawn
+    /// from it, the same doubles in the same order. Returns nil, without running `body`,
+    /// for the other generators. Inside `body`, draw from the stream only through the
+    /// value; a loop that calls no function keeps the most in registers.
+    @inlinable @inline(__always)
+    public func withTausUniforms<R>(_ body: (inout TausUniforms) throws -> R) rethrows -> R? {
+        guard let taus else { return nil }
+        var uniforms = TausUniforms(taus)
+        defer { uniforms.store(taus) }
+        return try body(&uniforms)
     }
 
     /// Uniform on (0, 1): as `gsl_rng_uniform_pos`, the next uniform that is not 0.
@@ -140,5 +161,50 @@ public final class RandomStream {
         var i = weights.count - 1
         while i > 0 && weights[i] <= 0 { i -= 1 }
         return i
+    }
+}
+
+/// Something to draw uniforms on [0, 1) from: a stream, or a copy of a `taus2` stream's
+/// state (`TausUniforms`). A loop written over it serves both, and gets a copy of its
+/// own for each.
+public protocol UniformSource {
+    mutating func uniform() -> Double
+}
+
+extension RandomStream: UniformSource {}
+
+/// The uniforms of a `taus2` stream from a copy of its state (see
+/// `RandomStream.withTausUniforms`): L'Ecuyer's three Tausworthe steps, as
+/// `widgetsim_taus_uniform` takes them, on the three 32-bit components.
+public struct TausUniforms: UniformSource {
+    @usableFromInline var s1: UInt32
+    @usableFromInline var s2: UInt32
+    @usableFromInline var s3: UInt32
+
+    /// The state at `state`, where GSL keeps it: three unsigned longs (values below 2^32).
+    @inlinable @inline(__always)
+    init(_ state: UnsafeMutableRawPointer) {
+        let words = state.assumingMemoryBound(to: UInt.self)
+        s1 = UInt32(truncatingIfNeeded: words[0])
+        s2 = UInt32(truncatingIfNeeded: words[1])
+        s3 = UInt32(truncatingIfNeeded: words[2])
+    }
+
+    /// Writes the state back to `state`.
+    @inlinable @inline(__always)
+    func store(_ state: UnsafeMutableRawPointer) {
+        let words = state.assumingMemoryBound(to: UInt.self)
+        words[0] = UInt(s1)
+        words[1] = UInt(s2)
+        words[2] = UInt(s3)
+    }
+
+    /// Uniform on [0, 1), as `RandomStream.uniform()`.
+    @inlinable @inline(__always)
+    public mutating func uniform() -> Double {
+        s1 = ((s1 & 4_294_967_294) &<< 12) ^ (((s1 &<< 13) ^ s1) &>> 19)
+        s2 = ((s2 & 4_294_967_288) &<< 4) ^ (((s2 &<< 2) ^ s2) &>> 25)
+        s3 = ((s3 & 4_294_967_280) &<< 17) ^ (((s3 &<< 3) ^ s3) &>> 11)
+        return Double(s1 ^ s2 ^ s3) * (1.0 / 4_294_967_296.0)
     }
 }

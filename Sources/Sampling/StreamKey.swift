@@ -38,17 +38,26 @@ public struct StreamKey: Hashable, Sendable {
 
     /// The full 64-bit hash of the key.
     @inlinable
-    public var hash64: UInt64 {
+    public var hash64: UInt64 { Self.mix(personHash ^ process) }
+
+    /// The hash of the seed, replication and person, before the process is mixed in:
+    /// the same for every stream of one person.
+    @inlinable
+    public var personHash: UInt64 {
         var h = Self.mix(seed)
         h = Self.mix(h ^ replication)
-        h = Self.mix(h ^ person)
-        return Self.mix(h ^ process)
+        return Self.mix(h ^ person)
     }
 
     /// The seed handed to `gsl_rng_set`.
     @inlinable
-    public var gslSeed: UInt {
-        let h = hash64
+    public var gslSeed: UInt { Self.gslSeed(personHash: personHash, process: process) }
+
+    /// `gslSeed` of the key of `process` whose seed, replication and person hash to
+    /// `personHash`: for a person's streams, which share that hash.
+    @inlinable
+    public static func gslSeed(personHash: UInt64, process: UInt64) -> UInt {
+        let h = mix(personHash ^ process)
         let folded = (h >> 32) ^ (h & 0xFFFF_FFFF)
         return UInt(folded == 0 ? 1 : folded)
     }

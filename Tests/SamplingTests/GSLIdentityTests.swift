@@ -61,4 +61,27 @@ import WidgetSimSampling
         let differing = (0 ..< 1_000).filter { _ in stream.uniform().bitPattern != gsl_rng_uniform(reference).bitPattern }
         #expect(differing.isEmpty, "\(differing.count) of 1,000 draws after a reseed differ from GSL's")
     }
+
+    /// Uniforms drawn from a copy of a `taus2` stream's state are the stream's own, and
+    /// the stream goes on after them as if it had drawn them itself; other generators
+    /// give no copy.
+    @Test func tausUniformsAreTheStreamsDraws() {
+        for seed: UInt in [1, 2, 4_294_967_295, 123_456_789] {
+            let stream = RandomStream(kind: .taus2, seed: seed), reference = RandomStream(kind: .taus2, seed: seed)
+            var mismatches = 0
+            for round in 0 ..< 50 {
+                // Draws through the copy, then through the stream, in turns of varying length.
+                let copied = stream.withTausUniforms { draws in
+                    (0 ..< round * 7 + 1).map { _ in draws.uniform() }
+                }
+                for u in copied ?? [] where u.bitPattern != reference.uniform().bitPattern { mismatches += 1 }
+                #expect(copied?.count == round * 7 + 1)
+                for _ in 0 ..< round % 5 where stream.uniform().bitPattern != reference.uniform().bitPattern { mismatches += 1 }
+            }
+            #expect(mismatches == 0, "seed \(seed): \(mismatches) draws differ")
+        }
+        for kind in GeneratorKind.allCases where kind != .taus2 {
+            #expect(RandomStream(kind: kind, seed: 1).withTausUniforms { $0.uniform() } == nil)
+        }
+    }
 }

@@ -174,6 +174,9 @@ public struct LocalHours: Sendable {
 
     /// The spans, until the first that reaches the clock's end.
     public let spans: [Span]
+    /// Each span's end as a `Double` (exact: ends are whole ms far below 2^53), for the
+    /// arrivals, which step from span to span in doubles.
+    let ends: [Double]
 
     /// The spans of `clock`: at the start of each of the clock's pieces the span of
     /// `LocalClock.hourSpan`, then one local hour after another up to the next piece.
@@ -198,6 +201,7 @@ public struct LocalHours: Sendable {
             }
         }
         self.spans = spans
+        ends = spans.map { Double($0.end) }
     }
 }
 
@@ -250,9 +254,11 @@ extension LocalHours {
     ) {
         precondition(hourlyRate.count == 24, "a rate per local hour has 24 entries")
         precondition(start >= end || spans.last.map { $0.end >= end } == true, "arrivals past the clock's end")
-        spans.withUnsafeBufferPointer { spanBuffer in
+        spans.withUnsafeBufferPointer { spanBuffer in ends.withUnsafeBufferPointer { endBuffer in
             hourlyRate.withUnsafeBufferPointer { rateBuffer in
-                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 64) { batch in
+                // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation`
+                // keeps on the stack (a larger buffer would be allocated at every call).
+                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
                     let base = batch.baseAddress!
                     var filled = 0
                     var t = Double(start)
@@ -294,26 +300,25 @@ extension LocalHours {
                             // and the spans after it while none holds the next arrival,
                             // each with the steps of the loop above: no arrival in the piece
                             // (`need` above its capacity), `need` less the capacity, t at its end.
-                            if t == pieceEnd && t == Double(spanBuffer[pieces.index].end) && t < limit {
+                            // Each step's t, the end of the span before, is read from `ends`
+                            // as the step needs it, and set once the steps stop.
+                            if t == pieceEnd && t == endBuffer[pieces.index] && t < limit {
+                                var i = pieces.index
                                 while true {
-                                    pieces.index &+= 1
-                                    let span = spanBuffer[pieces.index]
-                                    let spanEnd = Double(span.end), spanRate = rateBuffer[Int(span.hour)]
-                                    assert(spanEnd > t, "spans end one after another")
-                                    if spanEnd >= limit {
-                                        (r, pieceEnd) = (spanRate, spanEnd)
-                                        continue piece
-                                    }
+                                    i &+= 1
+                                    let spanEnd = endBuffer[i], spanRate = rateBuffer[Int(spanBuffer[i].hour)]
+                                    assert(spanEnd > endBuffer[i &- 1], "spans end one after another")
+                                    if spanEnd >= limit { break }
                                     if spanRate > 0 {
-                                        let capacity = spanRate * (spanEnd - t)
-                                        if need <= capacity {
-                                            (r, pieceEnd) = (spanRate, spanEnd)
-                                            continue piece
-                                        }
+                                        let capacity = spanRate * (spanEnd - endBuffer[i &- 1])
+                                        if need <= capacity { break }
                                         need -= capacity
                                     }
-                                    t = spanEnd
                                 }
+                                pieces.index = i
+                                t = endBuffer[i &- 1]
+                                (r, pieceEnd) = (rateBuffer[Int(spanBuffer[i].hour)], endBuffer[i])
+                                continue piece
                             }
                             continue pieces
                         }
@@ -321,7 +326,7 @@ extension LocalHours {
                     result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<filled]))
                 }
             }
-        }
+        } }
     }
 }
 

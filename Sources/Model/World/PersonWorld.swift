@@ -97,18 +97,16 @@ public final class WorldBuilder {
     let homeZone: TimeZone
     let travelZones: [TimeZone]
     let epochMs: Int64
-    /// The clock, its local hours and its significant time changes for a person who does
-    /// not travel: the same for everyone, made for the first such person.
-    private var stayingHome: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
     /// Each process's stream at the index of its number (nil where no process has it).
     let streams: [RandomStream?]
     /// The build each stream was last seeded for (`builds` then), at the same index: a
     /// stream is seeded when a build first asks for it, so processes a world does not
     /// use cost nothing. Its draws are the same: nothing draws from it before.
     var seededFor: [Int]
-    /// The number of builds so far, and the (replication, person) of the last.
+    /// The number of builds so far, and `StreamKey.personHash` of the last one's
+    /// (replication, person): what each of its streams' seeds starts from.
     var builds = 0
-    var key = (replication: 0, person: 0)
+    var personHash: UInt64 = 0
     let world: PersonWorld
     let stackMembers: [Int]
     let widgetCount: Int
@@ -147,6 +145,13 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     var changeTimes: [[SimTime]]
+    /// The clock of someone who stays at home all run, its local hours and its time
+    /// changes: the same for everyone who does not travel, so worked out once, for the
+    /// first such person, and shared by the rest.
+    var homeClock: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
+    /// Scratch: the arrival times of the views, then of the sessions, kept with their
+    /// storage from person to person (filled afresh, the list grows only the first time).
+    var arrivalTimes: [SimTime] = []
     /// Whether views whose λ depends on the local hour and weekday alone are built in
     /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
     /// it off to compare the two.
@@ -237,7 +242,7 @@ public final class WorldBuilder {
         let i = Int(process)
         let stream = streams[i]!
         if seededFor[i] != builds {
-            stream.reseed(StreamKey(seed: scenario.seed, replication: key.replication, person: key.person, process: process))
+            stream.reseed(gslSeed: StreamKey.gslSeed(personHash: personHash, process: process))
             seededFor[i] = builds
         }
         return stream
@@ -249,7 +254,7 @@ public final class WorldBuilder {
         let s = scenario
         // Every stream is seeded for this person when first asked for (`stream(_:)`).
         builds += 1
-        key = (replication, person)
+        personHash = StreamKey(seed: s.seed, replication: replication, person: person, process: 0).personHash
         let w = world
         w.person = person
         w.replication = replication
@@ -274,17 +279,13 @@ public final class WorldBuilder {
                 t += stay
             }
         }
-        if trips.isEmpty {
-            let home = stayingHome ?? {
-                let clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: [])
-                return (clock, LocalHours(clock), clock.timeChanges())
-            }()
-            stayingHome = home
+        if trips.isEmpty, let home = homeClock {
             (w.clock, w.hours, w.timeChanges) = home
         } else {
             w.clock = LocalClock(home: homeZone, epochMs: epochMs, end: end, trips: trips)
             w.hours = LocalHours(w.clock)
             w.timeChanges = w.clock.timeChanges()
+            if trips.isEmpty { homeClock = (w.clock, w.hours, w.timeChanges) }
         }
 
         w.environmentChanges.removeAll(keepingCapacity: true)
@@ -331,24 +332,41 @@ public final class WorldBuilder {
                 let pushDraws = stream(StreamProcess.pushes(i))
                 let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
                 let changes = changeTimes[i]
+                let p = c.pushFraction
                 // At most one push per change: written once each into an array of that many.
-                w.pushTimes[i] = [SimTime](unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
+                w.pushTimes[i].replaceAll(unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
                     var n = 0
-                    for t in changes {
-                        // Draw always: whether announced, and the latency.
-                        let announced = pushDraws.bernoulli(c.pushFraction)
-                        let latency = c.pushLatencySigma > 0
-                            ? CheckedTime.milliseconds(pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
-                            : fixedLatency
-                        let arrival = t + latency
-                        if announced && arrival < end {
-                            (pushTimes.baseAddress! + n).initialize(to: arrival)
-                            n += 1
+                    // A fixed latency and a `taus2` stream: the stream draws only whether each
+                    // change is announced (`bernoulli`'s uniform), in a loop of its own.
+                    let drawn: Void? = c.pushLatencySigma > 0 ? nil : pushDraws.withTausUniforms { draws in
+                        for t in changes {
+                            let announced = draws.uniform() < p
+                            let arrival = t + fixedLatency
+                            if announced && arrival < end {
+                                (pushTimes.baseAddress! + n).initialize(to: arrival)
+                                n += 1
+                            }
+                        }
+                    }
+                    if drawn == nil {
+                        for t in changes {
+                            // Draw always: whether announced, and the latency.
+                            let announced = pushDraws.bernoulli(p)
+                            let latency = c.pushLatencySigma > 0
+                                ? CheckedTime.milliseconds(
+                                    pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                                : fixedLatency
+                            let arrival = t + latency
+                            if announced && arrival < end {
+                                (pushTimes.baseAddress! + n).initialize(to: arrival)
+                                n += 1
+                            }
                         }
                     }
                     filled = n
                 }
-                w.pushTimes[i].sortUnlessSorted()
+                // With a fixed latency the pushes keep the changes' order.
+                if c.pushLatencySigma > 0 { w.pushTimes[i].sortUnlessSorted() }
             }
         }
     }
@@ -394,7 +412,10 @@ public final class WorldBuilder {
 
     private func buildViews(_ w: PersonWorld, end: SimTime, viewsPerDay: Double) {
         let s = scenario
-        var times: [SimTime] = []
+        var times = arrivalTimes
+        arrivalTimes = []
+        defer { arrivalTimes = times }
+        times.removeAll(keepingCapacity: true)
         w.hours.poissonArrivals(
             stream(StreamProcess.views), from: 0, to: end,
             hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile),
@@ -448,10 +469,13 @@ public final class WorldBuilder {
         var hour = 0, weekday = 0, until = SimTime.min, spanIndex = 0
         var hourSums = StackSums()
         var hourRow = UnsafeBufferPointer<Double>(start: nil, count: 0)
-        // Every arrival is a view: the records are written once each into an array of
-        // that many, and the by-hour table is read through a pointer (a slice of the
-        // array property would retain it at every view).
-        w.views = [ViewRecord](unsafeUninitializedCapacity: times.count) { out, filled in
+        // Every arrival is a view: the records are written once each over the last
+        // person's (moved out of the world and back), and the by-hour table is read
+        // through a pointer (a slice of the array property would retain it at every view).
+        var records = w.views
+        w.views = []
+        defer { w.views = records }
+        records.replaceAll(unsafeUninitializedCapacity: times.count) { out, filled in
             stackInterest.withUnsafeBufferPointer { table in
                 for (k, t) in times.enumerated() {
                     while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
@@ -547,41 +571,53 @@ public final class WorldBuilder {
         let placedNowhere = 0.0
         let n = stackMembers.count
         let count = times.count
-        w.views = [ViewRecord](unsafeUninitializedCapacity: count) { out, filled in
+        // The records are written over the last person's, moved out of the world and back.
+        var records = w.views
+        w.views = []
+        records.resizeForOverwrite(count)
+        records.withUnsafeMutableBufferPointer { out in
             times.withUnsafeBufferPointer { timeBuffer in
                 w.hours.spans.withUnsafeBufferPointer { spans in
                     stackInterest.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
                             let times = timeBuffer.baseAddress, views = out.baseAddress!
-                            var k = 0, spanIndex = 0
-                            while k < count {
-                                // The span of view k, and every view before its end.
-                                while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
-                                let span = spans[spanIndex]
-                                let r = Int(span.weekday) &* 24 &+ Int(span.hour)
-                                let sums = sumsTable[r]
-                                let total = sums.total, scale = none + placedNowhere + sums.total
-                                let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
-                                let wants = total > 0
-                                repeat {
-                                    let t = times![k]
-                                    // Draw always: the wanted member.
-                                    let u = wantedDraws.uniform() * scale
-                                    var wanted = -1
-                                    if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
-                                    (views + k).initialize(to: ViewRecord(
-                                        time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
-                                        wouldSwipe: swipeAlways, wouldTap: tapAlways,
-                                        bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
-                                    k &+= 1
-                                } while k < count && times![k] < span.end
+                            // The loop over the views, for the wanted stream itself or for a
+                            // copy of its `taus2` state (which the loop keeps in registers).
+                            func fill(_ wantedDraws: inout some UniformSource) {
+                                var k = 0, spanIndex = 0
+                                while k < count {
+                                    // The span of view k, and every view before its end.
+                                    while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let sums = sumsTable[r]
+                                    let total = sums.total, scale = none + placedNowhere + sums.total
+                                    let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                    let wants = total > 0
+                                    repeat {
+                                        let t = times![k]
+                                        // Draw always: the wanted member.
+                                        let u = wantedDraws.uniform() * scale
+                                        var wanted = -1
+                                        if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                        (views + k).initialize(to: ViewRecord(
+                                            time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                            wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                            bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano))
+                                        k &+= 1
+                                    } while k < count && times![k] < span.end
+                                }
+                            }
+                            if wantedDraws.withTausUniforms({ fill(&$0) }) == nil {
+                                var draws = wantedDraws
+                                fill(&draws)
                             }
                         }
                     }
                 }
             }
-            filled = count
         }
+        w.views = records
         if !feedbackIsFixed {
             let feedback = stream(StreamProcess.feedback)
             w.views.withUnsafeMutableBufferPointer { views in
@@ -622,7 +658,10 @@ public final class WorldBuilder {
     /// and every candidate is kept with no draw.
     private func buildSessions(_ w: PersonWorld, end: SimTime, sessionsPerDay: Double) {
         let s = scenario
-        var times: [SimTime] = []
+        var times = arrivalTimes
+        arrivalTimes = []
+        defer { arrivalTimes = times }
+        times.removeAll(keepingCapacity: true)
         w.hours.poissonArrivals(
             stream(StreamProcess.sessions), from: 0, to: end,
             hourlyRate: LocalHourRate.hourlyRate(meanPerDay: sessionsPerDay * sessionBurstBound,
@@ -648,10 +687,12 @@ public final class WorldBuilder {
         let spans = w.hours.spans
         var hour = 0, weekday = 0, until = SimTime.min, row = 0, spanIndex = 0
         // At most one session and one session end per candidate: each written once into
-        // an array of that many.
-        var sessionEnds: [WidgetMoment] = []
-        w.sessions = [SessionRecord](unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
-            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: times.count) { ends, endsFilled in
+        // room for that many, over the last person's lists (moved out of the world and back).
+        var records = w.sessions, sessionEnds = w.sessionEnds
+        w.sessions = []
+        w.sessionEnds = []
+        records.replaceAll(unsafeUninitializedCapacity: times.count) { sessions, sessionsFilled in
+            sessionEnds.replaceAll(unsafeUninitializedCapacity: times.count) { ends, endsFilled in
                 hourWeekdayInterest.withUnsafeBufferPointer { table in
                     for t in times {
                         if t >= until {
@@ -694,6 +735,7 @@ public final class WorldBuilder {
                 }
             }
         }
+        w.sessions = records
         sessionEnds.sortUnlessSorted()
         w.sessionEnds = sessionEnds
     }
@@ -713,56 +755,84 @@ extension WorldBuilder {
         let donationProbability = person.donationProbability
         let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
         let count = times.count, widgets = widgetCount
-        // At most one session and one session end per candidate: each written once into
-        // an array of that many.
-        var sessionEnds: [WidgetMoment] = []
-        w.sessions = [SessionRecord](unsafeUninitializedCapacity: count) { sessions, sessionsFilled in
-            sessionEnds = [WidgetMoment](unsafeUninitializedCapacity: count) { ends, endsFilled in
+        // At most one session and one session end per candidate: each written once, over
+        // the last person's lists (moved out of the world and back), made that long, then
+        // cut to what was written.
+        var records = w.sessions, sessionEnds = w.sessionEnds
+        w.sessions = []
+        w.sessionEnds = []
+        records.resizeForOverwrite(count)
+        sessionEnds.resizeForOverwrite(count)
+        var sessionsFilled = 0, endsFilled = 0
+        records.withUnsafeMutableBufferPointer { sessions in
+            sessionEnds.withUnsafeMutableBufferPointer { ends in
                 times.withUnsafeBufferPointer { times in
                     w.hours.spans.withUnsafeBufferPointer { spans in
                         hourWeekdayInterest.withUnsafeBufferPointer { table in
                             hourWeekdayTotals.withUnsafeBufferPointer { totals in
-                                var k = 0, spanIndex = 0, filled = 0, endCount = 0
-                                while k < count {
-                                    // The span of candidate k, and every candidate before its end.
-                                    while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
-                                    let span = spans[spanIndex]
-                                    let row = Int(span.weekday) &* 24 &+ Int(span.hour)
-                                    let total = totals[row]
-                                    let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
-                                    repeat {
-                                        let t = times[k]
-                                        k &+= 1
-                                        // Draw always: the widget, the donation, the length, the
-                                        // donated configuration.
-                                        let u = details.uniform() * total
-                                        let donates = details.uniform() < donationProbability
-                                        let duration = sigma > 0
+                                // The loop over the candidates, for the streams themselves or for copies
+                                // of their `taus2` states (which the loop keeps in registers); `duration`
+                                // draws a session's length from the details stream, or gives the fixed one.
+                                func fill(
+                                    _ details: inout some UniformSource, _ configurations: inout some UniformSource,
+                                    duration: () -> SimTime
+                                ) {
+                                    var k = 0, spanIndex = 0, filled = 0, endCount = 0
+                                    while k < count {
+                                        // The span of candidate k, and every candidate before its end.
+                                        while spans[spanIndex].end <= times[k] { spanIndex &+= 1 }
+                                        let span = spans[spanIndex]
+                                        let row = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                        let total = totals[row]
+                                        let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
+                                        repeat {
+                                            let t = times[k]
+                                            k &+= 1
+                                            // Draw always: the widget, the donation, the length, the
+                                            // donated configuration.
+                                            let u = details.uniform() * total
+                                            let donates = details.uniform() < donationProbability
+                                            let duration = duration()
+                                            let c = configurations.uniform()
+                                            guard total > 0 else { continue }  // no widget of interest at this hour
+                                            let widget = RandomStream.inverse(u, weights: weights)
+                                            let stop = t + duration
+                                            (sessions.baseAddress! + filled).initialize(to: SessionRecord(
+                                                start: t, end: stop, widget: Int32(widget), donates: donates,
+                                                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                                hour: span.hour, weekday: span.weekday))
+                                            filled &+= 1
+                                            if stop < end {
+                                                (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
+                                                endCount &+= 1
+                                            }
+                                        } while k < count && times[k] < span.end
+                                    }
+                                    sessionsFilled = filled
+                                    endsFilled = endCount
+                                }
+                                let copied = sigma > 0 ? false : details.withTausUniforms { details in
+                                    configurations.withTausUniforms { configurations in
+                                        fill(&details, &configurations) { fixedDuration }
+                                    } != nil
+                                } ?? false
+                                if !copied {
+                                    var detailDraws = details, configurationDraws = configurations
+                                    fill(&detailDraws, &configurationDraws) {
+                                        sigma > 0
                                             ? max(1, CheckedTime.milliseconds(details.logNormal(median: median, sigma: sigma).rounded()))
                                             : fixedDuration
-                                        let c = configurations.uniform()
-                                        guard total > 0 else { continue }  // no widget of interest at this hour
-                                        let widget = RandomStream.inverse(u, weights: weights)
-                                        let stop = t + duration
-                                        (sessions.baseAddress! + filled).initialize(to: SessionRecord(
-                                            start: t, end: stop, widget: Int32(widget), donates: donates,
-                                            donatedInstance: Int32(donations.target(of: widget, uniform: c)),
-                                            hour: span.hour, weekday: span.weekday))
-                                        filled &+= 1
-                                        if stop < end {
-                                            (ends.baseAddress! + endCount).initialize(to: WidgetMoment(time: stop, widget: Int32(widget)))
-                                            endCount &+= 1
-                                        }
-                                    } while k < count && times[k] < span.end
+                                    }
                                 }
-                                sessionsFilled = filled
-                                endsFilled = endCount
                             }
                         }
                     }
                 }
             }
         }
+        records.removeLast(count - sessionsFilled)
+        sessionEnds.removeLast(count - endsFilled)
+        w.sessions = records
         sessionEnds.sortUnlessSorted()
         w.sessionEnds = sessionEnds
     }
@@ -854,6 +924,63 @@ struct StackSums {
             bestChanceNano = Int64((best / all * 1e9).rounded())
             wantedChanceNano = Int64((total / all * 1e9).rounded())
         }
+    }
+}
+
+extension Array {
+    /// Replaces the elements by those `initializer` writes, as
+    /// `init(unsafeUninitializedCapacity:initializingWith:)` makes them, into the array's
+    /// own storage when it is not shared and holds `capacity` elements: a world's lists
+    /// are built afresh for each person, and a new array costs more than the writes of
+    /// a short list (its allocation looks up the storage's type metadata each time).
+    ///
+    /// The elements reach the storage through `Array.append(contentsOf:)`, which hands
+    /// a sequence its free capacity to write into (`Sequence._copyContents`, the entry
+    /// point through which arrays copy any sequence).
+    mutating func replaceAll(
+        unsafeUninitializedCapacity capacity: Int,
+        initializingWith initializer: (inout UnsafeMutableBufferPointer<Element>, inout Int) -> Void
+    ) {
+        removeAll(keepingCapacity: true)
+        reserveCapacity(capacity)
+        withoutActuallyEscaping(initializer) { initializer in
+            append(contentsOf: WrittenInPlace(capacity: capacity, initializer: initializer))
+        }
+    }
+}
+
+extension Array {
+    /// Makes the array `count` elements long, over its own storage when it is not shared
+    /// and holds that many, without writing the elements: for plain values (no
+    /// references), which the caller writes every one of before any is read (the
+    /// elements' bits are those the storage held). A list
+    /// written through `withUnsafeMutableBufferPointer` then costs neither a new
+    /// array's allocation (see `replaceAll`) nor a first write of each element.
+    mutating func resizeForOverwrite(_ count: Int) {
+        assert(_isPOD(Element.self), "elements that hold references must be initialized")
+        replaceAll(unsafeUninitializedCapacity: count) { _, filled in filled = count }
+    }
+}
+
+/// The elements an initializer writes into the buffer it is given, as a sequence
+/// (see `Array.replaceAll(unsafeUninitializedCapacity:initializingWith:)`). It claims
+/// no elements ahead (`underestimatedCount` 0), since it may write fewer than
+/// `capacity`.
+private struct WrittenInPlace<Element>: Sequence {
+    let capacity: Int
+    let initializer: (inout UnsafeMutableBufferPointer<Element>, inout Int) -> Void
+
+    func makeIterator() -> EmptyCollection<Element>.Iterator { EmptyCollection().makeIterator() }
+
+    func _copyContents(
+        initializing buffer: UnsafeMutableBufferPointer<Element>
+    ) -> (EmptyCollection<Element>.Iterator, UnsafeMutableBufferPointer<Element>.Index) {
+        precondition(buffer.count >= capacity, "an array's free capacity below what it reserved")
+        var slice = UnsafeMutableBufferPointer(rebasing: buffer[..<capacity])
+        var filled = 0
+        initializer(&slice, &filled)
+        precondition(filled <= capacity, "more elements written than there is room for")
+        return (makeIterator(), filled)
     }
 }
 

@@ -32,10 +32,12 @@ public struct WorldOrder {
     static let widgetBits = 7
 
     /// Scratch, reused person after person: the items' sort keys as laid out list by
-    /// list, then in bucket order; and the buckets' counts, then their starts.
+    /// list, then in bucket order; the buckets' counts, all 0 between calls (each call
+    /// sets back to 0 those it counted in, when it sums them); and the buckets' starts.
     private var laid: [UInt64] = []
     private var bucketed: [UInt64] = []
     private var buckets: [Int32] = []
+    private var starts: [Int32] = []
 
     /// Orders `world`'s items before `end` (the run's end), and lays out the world's
     /// `randomChanges` and `pushes`: `changes[w]` and `world.pushTimes[w]` are widget
@@ -86,33 +88,35 @@ public struct WorldOrder {
             laid = Array(repeating: 0, count: bound + 1)
             bucketed = laid
         }
-        if buckets.count < bucketCount + 1 { buckets = Array(repeating: 0, count: bucketCount + 1) }
+        if buckets.count < bucketCount + 1 {
+            buckets = Array(repeating: 0, count: bucketCount + 1)
+            starts = buckets
+        }
         let timeShift = UInt64(4 + Self.widgetBits)
         var total = 0, changeCount = 0, pushCount = 0
         // The loops below run once per item: they work through pointers, with wrapping
         // arithmetic and shifts (every count fits, and the shifts are below 64).
         laid.withUnsafeMutableBufferPointer { laidBuffer in
             bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
-                buckets.withUnsafeMutableBufferPointer { bucketBuffer in
-                    bucketBuffer.update(repeating: 0)
+                buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
                     let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
-                    let buckets = bucketBuffer.baseAddress!
+                    let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
                     // Lay out each list's keys, counting each bucket's items one slot on
                     // (so that the running sums below are the buckets' starts).
                     func lay<Item>(_ list: [Item], _ p: WorldProcess, widget: Int = 0, time: (Item) -> SimTime) -> Int {
                         let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
                         let out = laid + total, counts = buckets + 1
                         let k = list.withUnsafeBufferPointer { items in
-                            var k = 0
-                            for item in items {
-                                let t = time(item)
-                                if t >= end { break }
-                                let u = UInt64(truncatingIfNeeded: t)
+                            // The items before the end: the list is in time order, and few
+                            // items, if any, come at or after the end.
+                            var n = items.count
+                            while n > 0 && time(items[n &- 1]) >= end { n &-= 1 }
+                            for k in 0 ..< n {
+                                let u = UInt64(truncatingIfNeeded: time(items[k]))
                                 out[k] = u &<< timeShift | tag
                                 counts[Int(truncatingIfNeeded: u &>> shift)] &+= 1
-                                k &+= 1
                             }
-                            return k
+                            return n
                         }
                         total &+= k
                         return k
@@ -133,34 +137,40 @@ public struct WorldOrder {
                         case .view: break  // merged in below
                         }
                     }
+                    // The buckets' starts, and their counts back to 0 for the next call (in
+                    // this loop rather than by clearing the array in one go: memset clears a
+                    // few KB with `rep stosb`, which executes once per byte).
                     var running: Int32 = 0
                     for b in 0 ... bucketCount {
                         running &+= buckets[b]
-                        buckets[b] = running
+                        buckets[b] = 0
+                        starts[b] = running
                     }
                     // Into bucket order, stably: each bucket's items in the order laid out.
                     let bucketShift = timeShift &+ shift
                     for i in 0 ..< total {
                         let key = laid[i]
                         let b = Int(truncatingIfNeeded: key &>> bucketShift)
-                        let slot = buckets[b]
+                        let slot = starts[b]
                         sorted[Int(truncatingIfNeeded: slot)] = key
-                        buckets[b] = slot &+ 1
+                        starts[b] = slot &+ 1
                     }
                     // Insertion sort: only items of one bucket are out of order, and a key
                     // moves only past greater ones.
                     var i = 1
                     while i < total {
                         let key = sorted[i]
-                        var j = i
-                        while j > 0 && sorted[j &- 1] > key {
-                            sorted[j] = sorted[j &- 1]
-                            j &-= 1
+                        if sorted[i &- 1] > key {
+                            var j = i
+                            repeat {
+                                sorted[j] = sorted[j &- 1]
+                                j &-= 1
+                            } while j > 0 && sorted[j &- 1] > key
+                            sorted[j] = key
                         }
-                        sorted[j] = key
                         i &+= 1
                     }
-                }
+                } }
             }
         }
         let count = total + viewCount
@@ -172,23 +182,36 @@ public struct WorldOrder {
             return
         }
         // Out: each item's key (time and process) and position, and the content changes
-        // and pushes as moments (their arrays have no storage when they are empty).
+        // and pushes as moments, written over the last person's lists (moved out and
+        // back, so that their storage is not shared while it is written).
         bucketed[total] = UInt64.max
-        var newKeys: [UInt64] = []
-        var changeMoments: [WidgetMoment] = []
-        var pushMoments: [WidgetMoment] = []
-        positions = [Int32](unsafeUninitializedCapacity: count) { positions, positionCount in
-            newKeys = [UInt64](unsafeUninitializedCapacity: count) { keys, keyCount in
-                changeMoments = [WidgetMoment](unsafeUninitializedCapacity: changeCount) { changes, changesFilled in
-                    pushMoments = [WidgetMoment](unsafeUninitializedCapacity: pushCount) { pushes, pushesFilled in
+        var newKeys = keys, newPositions = positions
+        var changeMoments = world.randomChanges, pushMoments = world.pushes
+        keys = []
+        positions = []
+        world.randomChanges = []
+        world.pushes = []
+        newKeys.resizeForOverwrite(count)
+        newPositions.resizeForOverwrite(count)
+        changeMoments.resizeForOverwrite(changeCount)
+        pushMoments.resizeForOverwrite(pushCount)
+        newPositions.withUnsafeMutableBufferPointer { positions in
+            newKeys.withUnsafeMutableBufferPointer { keys in
+                changeMoments.withUnsafeMutableBufferPointer { changes in
+                    pushMoments.withUnsafeMutableBufferPointer { pushes in
                         bucketed.withUnsafeBufferPointer { sortedBuffer in
                             world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
+                            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<WidgetMoment>?.self, capacity: 16) { momentBuffer in
                                 seenBuffer.initialize(repeating: 0)
+                                // Where each process's items go as moments: the content changes and
+                                // the pushes; nowhere for the others.
+                                momentBuffer.initialize(repeating: nil)
+                                momentBuffer[WorldProcess.contentChange.rawValue] = changes.baseAddress
+                                momentBuffer[WorldProcess.push.rawValue] = pushes.baseAddress
                                 let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
+                                let moments = momentBuffer.baseAddress!
                                 let keys = keys.baseAddress!, positions = positions.baseAddress!
-                                let changes = changes.baseAddress, pushes = pushes.baseAddress
                                 let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
-                                let change = WorldProcess.contentChange.rawValue, push = WorldProcess.push.rawValue
                                 // The sort key of view v, or past every key after the last.
                                 let viewTag = UInt64(WorldProcess.view.rawValue) &<< UInt64(Self.widgetBits)
                                 func viewKey(_ v: Int) -> UInt64 {
@@ -215,23 +238,20 @@ public struct WorldOrder {
                                     seen[p] = position &+ 1
                                     keys[k] = key
                                     positions[k] = position
-                                    if p == change || p == push {
+                                    if let out = moments[p] {
                                         let moment = WidgetMoment(
                                             time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
-                                        ((p == change ? changes : pushes)! + Int(truncatingIfNeeded: position)).initialize(to: moment)
+                                        (out + Int(truncatingIfNeeded: position)).initialize(to: moment)
                                     }
                                 }
-                            } }
+                            } } }
                         }
-                        pushesFilled = pushCount
                     }
-                    changesFilled = changeCount
                 }
-                keyCount = count
             }
-            positionCount = count
         }
         keys = newKeys
+        positions = newPositions
         world.randomChanges = changeMoments
         world.pushes = pushMoments
     }
