@@ -655,7 +655,10 @@ public final class PersonEngine: EventHandler {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
             }
             // The ranking proposes; the governor decides what is on top.
-            top = governor.choose(UnsafeBufferPointer(start: order, count: n), home: home, at: t, history: history)
+            let proposal = UnsafeBufferPointer(start: order, count: n)
+            top = anyMemberRelevance
+                ? governor.choose(proposal, home: home, at: t, history: history)
+                : governor.chooseWithoutRelevance(proposal, home: home, at: t, history: history)
         } else {
             order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }

@@ -105,6 +105,11 @@ public final class RotationGovernor {
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
     private var distinctAt: [Int] = []
+    /// The time of the latest rotation in (`.min` before the first), and whether each
+    /// came at or after the one before it (views come in time order): while it did, each
+    /// member's newest rotation is also its latest.
+    private var lastRotation: SimTime = .min
+    private var rotationsInOrder = true
 
     public init(limits: RotationLimits) {
         self.limits = limits
@@ -116,6 +121,8 @@ public final class RotationGovernor {
         held = nil
         holdUntil = 0
         holding = false
+        lastRotation = .min
+        rotationsInOrder = true
         cooldownUntil.resetRankingState(count: members, to: .min)
         rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
         ringNext.resetRankingState(count: members, to: 0)
@@ -196,6 +203,44 @@ public final class RotationGovernor {
             current = order[0]
             return order[0]
         }
+        if let h = keptHeld(at: now) { return h }
+        for m in order where veto(m, at: now, history: history) == nil {
+            return put(m, home: home, at: now)
+        }
+        preconditionFailure("the home member is always allowed and always in the order")
+    }
+
+    /// `choose` for a stack none of whose members has any relevance, now or in its
+    /// history (the caller knows it: no member's timelines carry relevance). Then no
+    /// member is vetoed for its score, every soft quota is 1, and a member rotated in
+    /// during the last 24 h is at it with no score to pass it: a member other than `home`
+    /// may rotate in exactly when it is open (`openFrom`), provided its newest rotation is
+    /// its latest and none is after `now` (every rotation came in time order, the latest
+    /// at or before `now`). One comparison per member instead of `veto`; when that
+    /// proviso does not hold, the general `choose`.
+    @inline(__always)
+    func chooseWithoutRelevance(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime,
+                                history: StackHistory) -> Int {
+        guard limits.mode == .ios, rotationsInOrder, now >= lastRotation else {
+            return choose(order, home: home, at: now, history: history)
+        }
+        assert(history.currentRelevance.allSatisfy { $0 == nil }
+               && (0 ..< history.members).allSatisfy { history.relevanceCount(member: $0) == 0 },
+               "chooseWithoutRelevance with relevance")
+        rotatedIn = false
+        self.home = home
+        if let h = keptHeld(at: now) { return h }
+        for m in order where m == home || now >= openFrom[m] {
+            assert(m == order.first { veto($0, at: now, history: history) == nil }, "not the general choice")
+            return put(m, home: home, at: now)
+        }
+        preconditionFailure("the home member is always allowed and always in the order")
+    }
+
+    /// The held member when its hold lasts at `now` (`holding`); otherwise nil, and a hold
+    /// that ended is closed: its member cools down from the hold's end.
+    @inline(__always)
+    private func keptHeld(at now: SimTime) -> Int? {
         if let h = held {
             if now < holdUntil {
                 holding = true
@@ -207,12 +252,15 @@ public final class RotationGovernor {
             held = nil
         }
         holding = false
-        for m in order where veto(m, at: now, history: history) == nil {
-            if m != home { rotateIn(m, at: now) }
-            current = m
-            return m
-        }
-        preconditionFailure("the home member is always allowed and always in the order")
+        return nil
+    }
+
+    /// Puts the allowed member `m` on top at `now`: a rotation in unless it is `home`.
+    @inline(__always)
+    private func put(_ m: Int, home: Int, at now: SimTime) -> Int {
+        if m != home { rotateIn(m, at: now) }
+        current = m
+        return m
     }
 
     /// The person swiped away from the top at `now`: a hold ends there.
@@ -230,6 +278,8 @@ public final class RotationGovernor {
 
     private func rotateIn(_ m: Int, at now: SimTime) {
         guard let stream else { preconditionFailure("choose before begin") }
+        if now < lastRotation { rotationsInOrder = false }
+        lastRotation = max(lastRotation, now)
         rotationTimes[m * Self.ringSize + ringNext[m]] = now
         latestRotation[m] = max(latestRotation[m], now)
         newestRotation[m] = now
