@@ -193,8 +193,10 @@ public final class RotationGovernor {
         order.withUnsafeBufferPointer { choose($0, home: home, at: now, history: history) }
     }
 
-    /// `choose` over an order in memory the caller owns.
-    @inline(__always)
+    /// `choose` over an order in memory the caller owns. Kept out of line, so that
+    /// `chooseWithoutRelevance`, which falls back on it, stays small enough to be made in
+    /// line at the view.
+    @inline(never)
     func choose(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime, history: StackHistory) -> Int {
         rotatedIn = false
         self.home = home
