@@ -100,6 +100,12 @@ public final class PersonEngine: EventHandler {
     var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
     var interestByHour = false
+    /// Whether every view is plain: a stack with Smart Rotate on, ranked in place
+    /// (`rankInPlace`, so no member is added during the run), no member whose timelines
+    /// carry relevance or show predictable content (all are `spanned`), no standalone
+    /// widget, no Widget Suggestions, and a budget that does not observe views. `view`
+    /// is then made with all of this known, without testing it at every view.
+    let plainViews: Bool
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
@@ -162,6 +168,9 @@ public final class PersonEngine: EventHandler {
         rankInPlace = timeOfDay != nil && !anyAdded
         checkedMembers = scenario.stack.members.filter { !facts[$0].spanned }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
+        plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
+            && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
+            && !budgetObserves.contains(.views)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
@@ -563,11 +572,12 @@ public final class PersonEngine: EventHandler {
 
     /// The first change `w` does not show at `t`, or nil when it is up to date: a
     /// random change since its last reload, or a predictable change its timeline shows
-    /// late or not at all (`ContentTimeline`). Views come in time order.
+    /// late or not at all (`ContentTimeline`). Views come in time order. In a plain view
+    /// (`plain`, see `plainViews`), `w` is a stack member with no predictable content.
     @inline(__always)
-    func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
+    func staleSince(_ w: Int, at t: SimTime, plain: Bool = false) -> SimTime? {
         var first = instances[w].firstUnshownRandom
-        if facts[w].hasPredictable && instances[w].hadReload {
+        if !plain && facts[w].hasPredictable && instances[w].hadReload {
             if instances[w].timeline.nextEntry <= t {
                 instances[w].timeline.advance(to: t, changes: predictableChanges(w))
             }
@@ -576,11 +586,13 @@ public final class PersonEngine: EventHandler {
         return first <= t ? first : nil
     }
 
+    /// Counts a view of `w`, and whether it is stale; `plain` as for `staleSince`, and
+    /// the budget does not observe views.
     @inline(__always)
-    func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
+    func seen(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
         counts[day, widget: w, .views] &+= 1
-        if budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
-        if let since = staleSince(w, at: t) {
+        if !plain && budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
+        if let since = staleSince(w, at: t, plain: plain) {
             counts[day, widget: w, .staleViews] &+= 1
             counts[day, widget: w, .stalenessMs] += t - since
             return true
@@ -615,12 +627,30 @@ public final class PersonEngine: EventHandler {
         if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] &+= 1 }
     }
 
+    /// View `v` of the home screen (MODEL §5, §6).
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        if plainViews {
+            view(v, index: index, at: t, day: day, queue: &queue, kind: PlainView.self)
+        } else {
+            view(v, index: index, at: t, day: day, queue: &queue, kind: AnyView.self)
+        }
+    }
+
+    /// `view`, made twice (one specialization per kind): for plain views (see
+    /// `plainViews`), where the tests of what they lack are left out, and for all others.
+    func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int,
+                              queue: inout EventQueue<PersonEvent>, kind: Kind.Type) {
+        // The settings a plain view knows (constants in its specialization), here read
+        // in place of the engine's own.
+        let plain = Kind.plain
+        let anyAdded = !plain && self.anyAdded
+        let smartRotate = plain || self.smartRotate
+        let anyMemberRelevance = !plain && self.anyMemberRelevance
         counts[day, .views] &+= 1
         if v.standBy { counts[day, .standByViews] &+= 1 }
-        if !standalone.isEmpty { seeStandalone(at: t, day: day) }
+        if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
-        guard n > 0 else { return }
+        guard plain || n > 0 else { return }
         if anyAdded {
             seeAddedMembers(at: t, day: day)
         } else {
@@ -628,7 +658,7 @@ public final class PersonEngine: EventHandler {
             // filled in at the end of the run (`fillMemberViews`); the spanned members'
             // stale views are counted by `staleSpans`, the others' here.
             staleSpans.viewed(day: day)
-            if !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
+            if !plain && !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
@@ -649,7 +679,7 @@ public final class PersonEngine: EventHandler {
                     for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
                 }
             }
-            if rankInPlace {
+            if plain || rankInPlace {
                 order = rankedInPlace(hour: hour, weekday: weekday)
             } else {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
@@ -662,8 +692,8 @@ public final class PersonEngine: EventHandler {
         } else {
             order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
-        if let suggestions { suggest(suggestions, v, at: t, day: day) }
-        let topStale = seen(members[top], at: t, day: day)
+        if !plain, let suggestions { suggest(suggestions, v, at: t, day: day) }
+        let topStale = seen(members[top], at: t, day: day, plain: plain)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
@@ -715,7 +745,7 @@ public final class PersonEngine: EventHandler {
             traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if smartRotate && timeOfDay == nil {  // time_of_day observes nothing
+        if !plain && smartRotate && timeOfDay == nil {  // time_of_day observes nothing
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
@@ -890,6 +920,12 @@ public final class PersonEngine: EventHandler {
                      widget: scenario.widgets[w].id, decision: text(), reason: why)
     }
 }
+
+/// The kind of a view, known when `PersonEngine.view` is made for it: whether it is
+/// plain (`PersonEngine.plainViews`).
+protocol ViewKind { static var plain: Bool { get } }
+enum PlainView: ViewKind { static var plain: Bool { true } }
+enum AnyView: ViewKind { static var plain: Bool { false } }
 
 /// What the engine tracks of one widget instance during a run.
 struct InstanceState {
