@@ -731,16 +731,8 @@ public final class PersonEngine: EventHandler {
         }
         lastTop = top
         var swipedTo: Int? = nil
-        if wanted >= 0 && wanted != top && v.wouldSwipe {
-            swipedTo = wanted
-            swipe(to: wanted, at: t, day: day)
-        }
         var tapped: Int? = nil
-        let shown = swipedTo ?? top
-        if wanted == shown && v.wouldTap && interactive[members[shown]] {
-            tapped = shown
-            counts[day, .taps] &+= 1
-        }
+        if v.wouldSwipe || v.wouldTap { (swipedTo, tapped) = interact(v, wanted: wanted, top: top, at: t, day: day) }
         if activeTrace != nil {
             traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
         }
@@ -751,6 +743,25 @@ public final class PersonEngine: EventHandler {
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+    }
+
+    /// What the person does at view `v` that would swipe or tap: swipes to `wanted` when
+    /// it is not on top, and taps it when it is shown and interactive (kept out of `view`,
+    /// whose every view does neither). Returns the member swiped to and the one tapped.
+    @inline(never)
+    func interact(_ v: ViewRecord, wanted: Int, top: Int, at t: SimTime, day: Int) -> (swipedTo: Int?, tapped: Int?) {
+        var swipedTo: Int? = nil
+        if wanted >= 0 && wanted != top && v.wouldSwipe {
+            swipedTo = wanted
+            swipe(to: wanted, at: t, day: day)
+        }
+        var tapped: Int? = nil
+        let shown = swipedTo ?? top
+        if wanted == shown && v.wouldTap && interactive[members[shown]] {
+            tapped = shown
+            counts[day, .taps] &+= 1
+        }
+        return (swipedTo, tapped)
     }
 
     /// The standalone widgets (not in the stack) seen at a view: those already added.
@@ -795,9 +806,7 @@ public final class PersonEngine: EventHandler {
         }
     }
 
-    /// The person swipes to stack member `m` at a view (kept out of `view`, whose every
-    /// view does not swipe).
-    @inline(never)
+    /// The person swipes to stack member `m` at a view.
     func swipe(to m: Int, at t: SimTime, day: Int) {
         counts[day, .swipes] &+= 1
         governor.swiped(at: t)
