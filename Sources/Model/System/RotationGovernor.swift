@@ -89,18 +89,21 @@ public final class RotationGovernor {
     public private(set) var rotatedIn = false
     /// Each member may rotate in again from this time on.
     public private(set) var cooldownUntil: [SimTime] = []
+    // The state read at every view and written at every rotation is kept in flat
+    // buffers (no copy-on-write check per write), indexed by members `begin` sized them
+    // for; the public entry points check the member against `cooldownUntil`.
     /// The last `ringSize` rotation-in times of each member, `.min` where none.
-    private var rotationTimes: [SimTime] = []
-    private var ringNext: [Int] = []
+    private let rotationTimes = FlatBuffer<SimTime>(repeating: .min)
+    private let ringNext = FlatBuffer<Int>(repeating: 0)
     /// The latest rotation-in time of each member, `.min` where none: when it is more
     /// than 24 h ago, so is every one in the ring, and no rotation counts.
-    private var latestRotation: [SimTime] = []
+    private let latestRotation = FlatBuffer<SimTime>(repeating: .min)
     /// The time of each member's most recent rotation in (the newest in its ring), `.min`
     /// where none.
-    private var newestRotation: [SimTime] = []
+    private let newestRotation = FlatBuffer<SimTime>(repeating: .min)
     /// From this time on a member is neither cooling down nor rotated in during the last
     /// 24 h: max(`cooldownUntil`, `latestRotation` + 24 h).
-    private var openFrom: [SimTime] = []
+    private let openFrom = FlatBuffer<SimTime>(repeating: .min)
     /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
@@ -124,17 +127,18 @@ public final class RotationGovernor {
         lastRotation = .min
         rotationsInOrder = true
         cooldownUntil.resetRankingState(count: members, to: .min)
-        rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
-        ringNext.resetRankingState(count: members, to: 0)
-        latestRotation.resetRankingState(count: members, to: .min)
-        newestRotation.resetRankingState(count: members, to: .min)
-        openFrom.resetRankingState(count: members, to: .min)
+        rotationTimes.reset(count: members * Self.ringSize, to: .min)
+        ringNext.reset(count: members, to: 0)
+        latestRotation.reset(count: members, to: .min)
+        newestRotation.reset(count: members, to: .min)
+        openFrom.reset(count: members, to: .min)
         distinct.resetRankingState(count: members, to: 0)
         distinctAt.resetRankingState(count: members, to: -1)
     }
 
     /// Rotations in of `m` in (now − 24 h, now].
     public func rotations(of m: Int, at now: SimTime) -> Int {
+        precondition(cooldownUntil.indices.contains(m), "no member \(m)")
         let since = now - Milliseconds.day
         var n = 0
         for i in m * Self.ringSize ..< (m + 1) * Self.ringSize where rotationTimes[i] > since && rotationTimes[i] <= now {
@@ -158,6 +162,7 @@ public final class RotationGovernor {
     @inline(__always)
     public func veto(_ m: Int, at now: SimTime, history: StackHistory) -> MissedViewReason? {
         if m == home { return nil }
+        precondition(cooldownUntil.indices.contains(m), "no member \(m)")
         let r = history.currentRelevance[m]
         if let r, r <= 0 { return .vetoedScore }
         if now >= openFrom[m] { return nil }
