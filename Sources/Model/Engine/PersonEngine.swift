@@ -369,7 +369,9 @@ public final class PersonEngine: EventHandler {
         let m = target >= 0 ? memberOf[target] : -1
         if m >= 0 {
             history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-            ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            if timeOfDay == nil {  // time_of_day reads the history alone
+                ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            }
         }
         if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
     }

@@ -117,6 +117,7 @@ public final class StackHistory {
 
     /// Records that `member`'s donation or swipe count at `hour` goes up by one, at the
     /// new `countsVersion`.
+    @inline(__always)
     private func changed(hour: Int, member: Int, swipe: Bool) {
         lastChangeHour = hour
         lastChangeMember = member
