@@ -732,38 +732,63 @@ public final class PersonEngine: EventHandler {
             if topStale { counts[day, .rotationsToStale] &+= 1 }
         }
         lastTop = top
+        let shown = ShownView(
+            top: top, wanted: wanted, topStale: topStale, missed: missed,
+            observed: !plain && smartRotate && timeOfDay == nil)  // time_of_day observes nothing
+        if v.wouldSwipe || v.wouldTap {
+            interact(v, shown, at: t, day: day, queue: &queue)
+        } else {
+            finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day, queue: &queue)
+        }
+    }
+
+    /// What `view` decided, for what follows the person's swipe or tap.
+    struct ShownView {
+        let top: Int
+        let wanted: Int
+        let topStale: Bool
+        let missed: MissedViewReason
+        /// Whether the ranking is told the outcome (`RankingPolicy.observe`).
+        let observed: Bool
+    }
+
+    /// What the person does at view `v` that would swipe or tap: swipes to the wanted
+    /// member when it is not on top, and taps it when it is shown and interactive; then
+    /// `finish` (kept out of `view`, whose every view does neither).
+    @inline(never)
+    func interact(_ v: ViewRecord, _ shown: ShownView, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        let wanted = shown.wanted
         var swipedTo: Int? = nil
+        if wanted >= 0 && wanted != shown.top && v.wouldSwipe {
+            swipedTo = wanted
+            swipe(to: wanted, at: t, day: day)
+        }
         var tapped: Int? = nil
-        if v.wouldSwipe || v.wouldTap { (swipedTo, tapped) = interact(v, wanted: wanted, top: top, at: t, day: day) }
+        let onScreen = swipedTo ?? shown.top
+        if wanted == onScreen && v.wouldTap && interactive[members[onScreen]] {
+            tapped = onScreen
+            counts[day, .taps] &+= 1
+        }
+        finish(v, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day, queue: &queue)
+    }
+
+    /// The end of view `v`, once the person swiped to `swipedTo` and tapped `tapped` (or
+    /// not): its trace line, the history, the ranking's observation and the tap's reload.
+    @inline(__always)
+    func finish(_ v: ViewRecord, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int,
+                queue: inout EventQueue<PersonEvent>) {
+        let top = shown.top, hour = Int(v.hour), weekday = Int(v.weekday)
         if activeTrace != nil {
-            traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
+            traceView(v, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
+                      tapped: tapped, missed: shown.missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if !plain && smartRotate && timeOfDay == nil {  // time_of_day observes nothing
+        if shown.observed {
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
         }
         if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
-    }
-
-    /// What the person does at view `v` that would swipe or tap: swipes to `wanted` when
-    /// it is not on top, and taps it when it is shown and interactive (kept out of `view`,
-    /// whose every view does neither). Returns the member swiped to and the one tapped.
-    @inline(never)
-    func interact(_ v: ViewRecord, wanted: Int, top: Int, at t: SimTime, day: Int) -> (swipedTo: Int?, tapped: Int?) {
-        var swipedTo: Int? = nil
-        if wanted >= 0 && wanted != top && v.wouldSwipe {
-            swipedTo = wanted
-            swipe(to: wanted, at: t, day: day)
-        }
-        var tapped: Int? = nil
-        let shown = swipedTo ?? top
-        if wanted == shown && v.wouldTap && interactive[members[shown]] {
-            tapped = shown
-            counts[day, .taps] &+= 1
-        }
-        return (swipedTo, tapped)
     }
 
     /// The standalone widgets (not in the stack) seen at a view: those already added.
