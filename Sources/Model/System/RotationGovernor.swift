@@ -108,14 +108,15 @@ public final class RotationGovernor {
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
     private var distinctAt: [Int] = []
-    /// The time of the latest rotation in (`.min` before the first), and whether each
-    /// came at or after the one before it (views come in time order): while it did, each
-    /// member's newest rotation is also its latest.
-    private var lastRotation: SimTime = .min
-    private var rotationsInOrder = true
+    /// From this time on, `chooseWithoutRelevance` may take its shortcut: the time of the
+    /// latest rotation in (`.min` before the first) while each came at or after the one
+    /// before it (views come in time order: each member's newest rotation is then also
+    /// its latest), `.max` once one did not or in mode `none` (no view is at `.max`).
+    private var shortcutFrom: SimTime
 
     public init(limits: RotationLimits) {
         self.limits = limits
+        shortcutFrom = limits.mode == .ios ? .min : .max
     }
 
     public func begin(members: Int, stream: RandomStream) {
@@ -124,8 +125,7 @@ public final class RotationGovernor {
         held = nil
         holdUntil = 0
         holding = false
-        lastRotation = .min
-        rotationsInOrder = true
+        shortcutFrom = limits.mode == .ios ? .min : .max
         cooldownUntil.resetRankingState(count: members, to: .min)
         rotationTimes.reset(count: members * Self.ringSize, to: .min)
         ringNext.reset(count: members, to: 0)
@@ -223,12 +223,13 @@ public final class RotationGovernor {
     /// during the last 24 h is at it with no score to pass it: a member other than `home`
     /// may rotate in exactly when it is open (`openFrom`), provided its newest rotation is
     /// its latest and none is after `now` (every rotation came in time order, the latest
-    /// at or before `now`). One comparison per member instead of `veto`; when that
-    /// proviso does not hold, the general `choose`.
+    /// at or before `now`: `shortcutFrom`), in mode `ios`. One comparison per member
+    /// instead of `veto`; when that proviso does not hold, the general `choose`.
     @inline(__always)
     func chooseWithoutRelevance(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime,
                                 history: StackHistory) -> Int {
-        guard limits.mode == .ios, rotationsInOrder, now >= lastRotation else {
+        assert(now < .max, "no view is at .max")
+        guard now >= shortcutFrom else {
             return choose(order, home: home, at: now, history: history)
         }
         assert(history.currentRelevance.allSatisfy { $0 == nil }
@@ -285,8 +286,7 @@ public final class RotationGovernor {
 
     private func rotateIn(_ m: Int, at now: SimTime) {
         guard let stream else { preconditionFailure("choose before begin") }
-        if now < lastRotation { rotationsInOrder = false }
-        lastRotation = max(lastRotation, now)
+        shortcutFrom = now >= shortcutFrom ? now : .max
         rotationTimes[m * Self.ringSize + ringNext[m]] = now
         latestRotation[m] = max(latestRotation[m], now)
         newestRotation[m] = now
