@@ -104,8 +104,9 @@ public final class PersonEngine: EventHandler {
     /// (`rankInPlace`, so no member is added during the run), no member whose timelines
     /// carry relevance or show predictable content (all are `spanned`), no standalone
     /// widget, no Widget Suggestions, and a budget that does not observe views. `view`
-    /// is then made with all of this known, without testing it at every view.
-    let plainViews: Bool
+    /// is then made with all of this known, without testing it at every view. Set by
+    /// `init`; turning it off takes the general `view` (which tests compare with it).
+    var plainViews: Bool
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
