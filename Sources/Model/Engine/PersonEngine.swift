@@ -103,6 +103,13 @@ public final class PersonEngine: EventHandler {
     var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
     var interestByHour = false
+    /// Whether every view is plain: a stack with Smart Rotate on, ranked in place
+    /// (`rankInPlace`, so no member is added during the run), no member whose timelines
+    /// carry relevance or show predictable content (all are `spanned`), no standalone
+    /// widget, no Widget Suggestions, and a budget that does not observe views. `view`
+    /// is then made with all of this known, without testing it at every view. Set by
+    /// `init`; turning it off takes the general `view` (which tests compare with it).
+    var plainViews: Bool
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
@@ -165,6 +172,9 @@ public final class PersonEngine: EventHandler {
         rankInPlace = timeOfDay != nil && !anyAdded
         checkedMembers = scenario.stack.members.filter { !facts[$0].spanned }
         staleSpans = StaleSpans(days: scenario.days, widgets: widgets.count)
+        plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
+            && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
+            && !budgetObserves.contains(.views)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
@@ -371,7 +381,9 @@ public final class PersonEngine: EventHandler {
         let m = target >= 0 ? memberOf[target] : -1
         if m >= 0 {
             history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
-            ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            if timeOfDay == nil {  // time_of_day reads the history alone
+                ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
+            }
         }
         if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
     }
@@ -575,11 +587,12 @@ public final class PersonEngine: EventHandler {
 
     /// The first change `w` does not show at `t`, or nil when it is up to date: a
     /// random change since its last reload, or a predictable change its timeline shows
-    /// late or not at all (`ContentTimeline`). Views come in time order.
+    /// late or not at all (`ContentTimeline`). Views come in time order. In a plain view
+    /// (`plain`, see `plainViews`), `w` is a stack member with no predictable content.
     @inline(__always)
-    func staleSince(_ w: Int, at t: SimTime) -> SimTime? {
+    func staleSince(_ w: Int, at t: SimTime, plain: Bool = false) -> SimTime? {
         var first = instances[w].firstUnshownRandom
-        if facts[w].hasPredictable && instances[w].hadReload {
+        if !plain && facts[w].hasPredictable && instances[w].hadReload {
             if instances[w].timeline.nextEntry <= t {
                 instances[w].timeline.advance(to: t, changes: predictableChanges(w))
             }
@@ -588,11 +601,13 @@ public final class PersonEngine: EventHandler {
         return first <= t ? first : nil
     }
 
+    /// Counts a view of `w`, and whether it is stale; `plain` as for `staleSince`, and
+    /// the budget does not observe views.
     @inline(__always)
-    func seen(_ w: Int, at t: SimTime, day: Int) -> Bool {
+    func seen(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
         counts[day, widget: w, .views] &+= 1
-        if budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
-        if let since = staleSince(w, at: t) {
+        if !plain && budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
+        if let since = staleSince(w, at: t, plain: plain) {
             counts[day, widget: w, .staleViews] &+= 1
             counts[day, widget: w, .stalenessMs] += t - since
             return true
@@ -627,12 +642,30 @@ public final class PersonEngine: EventHandler {
         if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] &+= 1 }
     }
 
+    /// View `v` of the home screen (MODEL §5, §6).
     func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        if plainViews {
+            view(v, index: index, at: t, day: day, queue: &queue, kind: PlainView.self)
+        } else {
+            view(v, index: index, at: t, day: day, queue: &queue, kind: AnyView.self)
+        }
+    }
+
+    /// `view`, made twice (one specialization per kind): for plain views (see
+    /// `plainViews`), where the tests of what they lack are left out, and for all others.
+    func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int,
+                              queue: inout EventQueue<PersonEvent>, kind: Kind.Type) {
+        // The settings a plain view knows (constants in its specialization), here read
+        // in place of the engine's own.
+        let plain = Kind.plain
+        let anyAdded = !plain && self.anyAdded
+        let smartRotate = plain || self.smartRotate
+        let anyMemberRelevance = !plain && self.anyMemberRelevance
         counts[day, .views] &+= 1
         if v.standBy { counts[day, .standByViews] &+= 1 }
-        if !standalone.isEmpty { seeStandalone(at: t, day: day) }
+        if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
-        guard n > 0 else { return }
+        guard plain || n > 0 else { return }
         if anyAdded {
             seeAddedMembers(at: t, day: day)
         } else {
@@ -640,7 +673,7 @@ public final class PersonEngine: EventHandler {
             // filled in at the end of the run (`fillMemberViews`); the spanned members'
             // stale views are counted by `staleSpans`, the others' here.
             staleSpans.viewed(day: day)
-            if !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
+            if !plain && !checkedMembers.isEmpty { countStaleCheckedMembers(at: t, day: day) }
         }
         let hour = Int(v.hour), weekday = Int(v.weekday)
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
@@ -661,18 +694,21 @@ public final class PersonEngine: EventHandler {
                     for k in 0 ..< n { current[k] = currentRelevance(members[k], at: t) }
                 }
             }
-            if rankInPlace {
+            if plain || rankInPlace {
                 order = rankedInPlace(hour: hour, weekday: weekday)
             } else {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
             }
             // The ranking proposes; the governor decides what is on top.
-            top = governor.choose(UnsafeBufferPointer(start: order, count: n), home: home, at: t, history: history)
+            let proposal = UnsafeBufferPointer(start: order, count: n)
+            top = anyMemberRelevance
+                ? governor.choose(proposal, home: home, at: t, history: history)
+                : governor.chooseWithoutRelevance(proposal, home: home, at: t, history: history)
         } else {
             order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
-        if let suggestions { suggest(suggestions, v, at: t, day: day) }
-        let topStale = seen(members[top], at: t, day: day)
+        if !plain, let suggestions { suggest(suggestions, v, at: t, day: day) }
+        let topStale = seen(members[top], at: t, day: day, plain: plain)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
@@ -709,22 +745,58 @@ public final class PersonEngine: EventHandler {
             if topStale { counts[day, .rotationsToStale] &+= 1 }
         }
         lastTop = top
+        let shown = ShownView(
+            top: top, wanted: wanted, topStale: topStale, missed: missed,
+            observed: !plain && smartRotate && timeOfDay == nil)  // time_of_day observes nothing
+        if v.wouldSwipe || v.wouldTap {
+            interact(v, shown, at: t, day: day, queue: &queue)
+        } else {
+            finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day, queue: &queue)
+        }
+    }
+
+    /// What `view` decided, for what follows the person's swipe or tap.
+    struct ShownView {
+        let top: Int
+        let wanted: Int
+        let topStale: Bool
+        let missed: MissedViewReason
+        /// Whether the ranking is told the outcome (`RankingPolicy.observe`).
+        let observed: Bool
+    }
+
+    /// What the person does at view `v` that would swipe or tap: swipes to the wanted
+    /// member when it is not on top, and taps it when it is shown and interactive; then
+    /// `finish` (kept out of `view`, whose every view does neither).
+    @inline(never)
+    func interact(_ v: ViewRecord, _ shown: ShownView, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+        let wanted = shown.wanted
         var swipedTo: Int? = nil
-        if wanted >= 0 && wanted != top && v.wouldSwipe {
+        if wanted >= 0 && wanted != shown.top && v.wouldSwipe {
             swipedTo = wanted
             swipe(to: wanted, at: t, day: day)
         }
         var tapped: Int? = nil
-        let shown = swipedTo ?? top
-        if wanted == shown && v.wouldTap && interactive[members[shown]] {
-            tapped = shown
+        let onScreen = swipedTo ?? shown.top
+        if wanted == onScreen && v.wouldTap && interactive[members[onScreen]] {
+            tapped = onScreen
             counts[day, .taps] &+= 1
         }
+        finish(v, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day, queue: &queue)
+    }
+
+    /// The end of view `v`, once the person swiped to `swipedTo` and tapped `tapped` (or
+    /// not): its trace line, the history, the ranking's observation and the tap's reload.
+    @inline(__always)
+    func finish(_ v: ViewRecord, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int,
+                queue: inout EventQueue<PersonEvent>) {
+        let top = shown.top, hour = Int(v.hour), weekday = Int(v.weekday)
         if activeTrace != nil {
-            traceView(v, at: t, top: top, wanted: wanted, topStale: topStale, swipedTo: swipedTo, tapped: tapped, missed: missed)
+            traceView(v, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
+                      tapped: tapped, missed: shown.missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)
-        if smartRotate && timeOfDay == nil {  // time_of_day observes nothing
+        if shown.observed {
             ranking.observe(
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
@@ -774,9 +846,7 @@ public final class PersonEngine: EventHandler {
         }
     }
 
-    /// The person swipes to stack member `m` at a view (kept out of `view`, whose every
-    /// view does not swipe).
-    @inline(never)
+    /// The person swipes to stack member `m` at a view.
     func swipe(to m: Int, at t: SimTime, day: Int) {
         counts[day, .swipes] &+= 1
         governor.swiped(at: t)
@@ -899,6 +969,12 @@ public final class PersonEngine: EventHandler {
                      widget: scenario.widgets[w].id, decision: text(), reason: why)
     }
 }
+
+/// The kind of a view, known when `PersonEngine.view` is made for it: whether it is
+/// plain (`PersonEngine.plainViews`).
+protocol ViewKind { static var plain: Bool { get } }
+enum PlainView: ViewKind { static var plain: Bool { true } }
+enum AnyView: ViewKind { static var plain: Bool { false } }
 
 /// What the engine tracks of one widget instance during a run.
 struct InstanceState {

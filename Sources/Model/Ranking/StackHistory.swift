@@ -26,7 +26,16 @@ public final class StackHistory {
     /// Taps on each member.
     public private(set) var taps: [Int] = []
     /// Views at which each member was on top.
-    public private(set) var timesOnTop: [Int] = []
+    public var timesOnTop: [Int] {
+        addTopRun()
+        return onTop
+    }
+    /// The counts of `timesOnTop` without the views of `topRun`: the views since the top
+    /// last changed, at which `previousTop` was on top, are counted apart (one increment
+    /// per view rather than a write to the array) and added in when the top changes or
+    /// `timesOnTop` is read.
+    private var onTop: [Int] = []
+    private var topRun = 0
     /// The top of the previous view, or nil before the first.
     public private(set) var previousTop: Int?
     /// Changes whenever the donation or swipe counts change (and at `reset`): a policy
@@ -76,7 +85,8 @@ public final class StackHistory {
         swipesToByHour.resetFlat(count: members * 24, to: 0)
         swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
         taps.resetFlat(count: members, to: 0)
-        timesOnTop.resetFlat(count: members, to: 0)
+        onTop.resetFlat(count: members, to: 0)
+        topRun = 0
         previousTop = nil
         currentRelevance.resetFlat(count: members, to: nil)
         if scoreValues.count != members {
@@ -104,7 +114,8 @@ public final class StackHistory {
 
     /// Records a view's outcome (the engine does, before `observe`). Not for policies.
     public func recordView(top: Int, swipedTo: Int?, tapped: Int?, hour: Int, weekday: Int) {
-        timesOnTop[top] += 1
+        if top != previousTop { addTopRun() }
+        topRun &+= 1
         previousTop = top
         if let s = swipedTo {
             countsVersion += 1
@@ -115,8 +126,16 @@ public final class StackHistory {
         if let t = tapped { taps[t] += 1 }
     }
 
+    /// Adds `topRun` to the count of `previousTop` (when the top changes: out of line).
+    @inline(never)
+    private func addTopRun() {
+        if let top = previousTop, topRun > 0 { onTop[top] += topRun }
+        topRun = 0
+    }
+
     /// Records that `member`'s donation or swipe count at `hour` goes up by one, at the
     /// new `countsVersion`.
+    @inline(__always)
     private func changed(hour: Int, member: Int, swipe: Bool) {
         lastChangeHour = hour
         lastChangeMember = member

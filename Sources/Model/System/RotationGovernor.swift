@@ -89,25 +89,34 @@ public final class RotationGovernor {
     public private(set) var rotatedIn = false
     /// Each member may rotate in again from this time on.
     public private(set) var cooldownUntil: [SimTime] = []
+    // The state read at every view and written at every rotation is kept in flat
+    // buffers (no copy-on-write check per write), indexed by members `begin` sized them
+    // for; the public entry points check the member against `cooldownUntil`.
     /// The last `ringSize` rotation-in times of each member, `.min` where none.
-    private var rotationTimes: [SimTime] = []
-    private var ringNext: [Int] = []
+    private let rotationTimes = FlatBuffer<SimTime>(repeating: .min)
+    private let ringNext = FlatBuffer<Int>(repeating: 0)
     /// The latest rotation-in time of each member, `.min` where none: when it is more
     /// than 24 h ago, so is every one in the ring, and no rotation counts.
-    private var latestRotation: [SimTime] = []
+    private let latestRotation = FlatBuffer<SimTime>(repeating: .min)
     /// The time of each member's most recent rotation in (the newest in its ring), `.min`
     /// where none.
-    private var newestRotation: [SimTime] = []
+    private let newestRotation = FlatBuffer<SimTime>(repeating: .min)
     /// From this time on a member is neither cooling down nor rotated in during the last
     /// 24 h: max(`cooldownUntil`, `latestRotation` + 24 h).
-    private var openFrom: [SimTime] = []
+    private let openFrom = FlatBuffer<SimTime>(repeating: .min)
     /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
     /// history only grows, so it is recounted only after it does).
     private var distinct: [Int] = []
     private var distinctAt: [Int] = []
+    /// From this time on, `chooseWithoutRelevance` may take its shortcut: the time of the
+    /// latest rotation in (`.min` before the first) while each came at or after the one
+    /// before it (views come in time order: each member's newest rotation is then also
+    /// its latest), `.max` once one did not or in mode `none` (no view is at `.max`).
+    private var shortcutFrom: SimTime
 
     public init(limits: RotationLimits) {
         self.limits = limits
+        shortcutFrom = limits.mode == .ios ? .min : .max
     }
 
     public func begin(members: Int, stream: RandomStream) {
@@ -116,18 +125,20 @@ public final class RotationGovernor {
         held = nil
         holdUntil = 0
         holding = false
+        shortcutFrom = limits.mode == .ios ? .min : .max
         cooldownUntil.resetRankingState(count: members, to: .min)
-        rotationTimes.resetRankingState(count: members * Self.ringSize, to: .min)
-        ringNext.resetRankingState(count: members, to: 0)
-        latestRotation.resetRankingState(count: members, to: .min)
-        newestRotation.resetRankingState(count: members, to: .min)
-        openFrom.resetRankingState(count: members, to: .min)
+        rotationTimes.reset(count: members * Self.ringSize, to: .min)
+        ringNext.reset(count: members, to: 0)
+        latestRotation.reset(count: members, to: .min)
+        newestRotation.reset(count: members, to: .min)
+        openFrom.reset(count: members, to: .min)
         distinct.resetRankingState(count: members, to: 0)
         distinctAt.resetRankingState(count: members, to: -1)
     }
 
     /// Rotations in of `m` in (now − 24 h, now].
     public func rotations(of m: Int, at now: SimTime) -> Int {
+        precondition(cooldownUntil.indices.contains(m), "no member \(m)")
         let since = now - Milliseconds.day
         var n = 0
         for i in m * Self.ringSize ..< (m + 1) * Self.ringSize where rotationTimes[i] > since && rotationTimes[i] <= now {
@@ -151,6 +162,7 @@ public final class RotationGovernor {
     @inline(__always)
     public func veto(_ m: Int, at now: SimTime, history: StackHistory) -> MissedViewReason? {
         if m == home { return nil }
+        precondition(cooldownUntil.indices.contains(m), "no member \(m)")
         let r = history.currentRelevance[m]
         if let r, r <= 0 { return .vetoedScore }
         if now >= openFrom[m] { return nil }
@@ -186,8 +198,10 @@ public final class RotationGovernor {
         order.withUnsafeBufferPointer { choose($0, home: home, at: now, history: history) }
     }
 
-    /// `choose` over an order in memory the caller owns.
-    @inline(__always)
+    /// `choose` over an order in memory the caller owns. Kept out of line, so that
+    /// `chooseWithoutRelevance`, which falls back on it, stays small enough to be made in
+    /// line at the view.
+    @inline(never)
     func choose(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime, history: StackHistory) -> Int {
         rotatedIn = false
         self.home = home
@@ -196,6 +210,45 @@ public final class RotationGovernor {
             current = order[0]
             return order[0]
         }
+        if let h = keptHeld(at: now) { return h }
+        for m in order where veto(m, at: now, history: history) == nil {
+            return put(m, home: home, at: now)
+        }
+        preconditionFailure("the home member is always allowed and always in the order")
+    }
+
+    /// `choose` for a stack none of whose members has any relevance, now or in its
+    /// history (the caller knows it: no member's timelines carry relevance). Then no
+    /// member is vetoed for its score, every soft quota is 1, and a member rotated in
+    /// during the last 24 h is at it with no score to pass it: a member other than `home`
+    /// may rotate in exactly when it is open (`openFrom`), provided its newest rotation is
+    /// its latest and none is after `now` (every rotation came in time order, the latest
+    /// at or before `now`: `shortcutFrom`), in mode `ios`. One comparison per member
+    /// instead of `veto`; when that proviso does not hold, the general `choose`.
+    @inline(__always)
+    func chooseWithoutRelevance(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime,
+                                history: StackHistory) -> Int {
+        assert(now < .max, "no view is at .max")
+        guard now >= shortcutFrom else {
+            return choose(order, home: home, at: now, history: history)
+        }
+        assert(history.currentRelevance.allSatisfy { $0 == nil }
+               && (0 ..< history.members).allSatisfy { history.relevanceCount(member: $0) == 0 },
+               "chooseWithoutRelevance with relevance")
+        rotatedIn = false
+        self.home = home
+        if let h = keptHeld(at: now) { return h }
+        for m in order where m == home || now >= openFrom[m] {
+            assert(m == order.first { veto($0, at: now, history: history) == nil }, "not the general choice")
+            return put(m, home: home, at: now)
+        }
+        preconditionFailure("the home member is always allowed and always in the order")
+    }
+
+    /// The held member when its hold lasts at `now` (`holding`); otherwise nil, and a hold
+    /// that ended is closed: its member cools down from the hold's end.
+    @inline(__always)
+    private func keptHeld(at now: SimTime) -> Int? {
         if let h = held {
             if now < holdUntil {
                 holding = true
@@ -207,12 +260,15 @@ public final class RotationGovernor {
             held = nil
         }
         holding = false
-        for m in order where veto(m, at: now, history: history) == nil {
-            if m != home { rotateIn(m, at: now) }
-            current = m
-            return m
-        }
-        preconditionFailure("the home member is always allowed and always in the order")
+        return nil
+    }
+
+    /// Puts the allowed member `m` on top at `now`: a rotation in unless it is `home`.
+    @inline(__always)
+    private func put(_ m: Int, home: Int, at now: SimTime) -> Int {
+        if m != home { rotateIn(m, at: now) }
+        current = m
+        return m
     }
 
     /// The person swiped away from the top at `now`: a hold ends there.
@@ -230,6 +286,7 @@ public final class RotationGovernor {
 
     private func rotateIn(_ m: Int, at now: SimTime) {
         guard let stream else { preconditionFailure("choose before begin") }
+        shortcutFrom = now >= shortcutFrom ? now : .max
         rotationTimes[m * Self.ringSize + ringNext[m]] = now
         latestRotation[m] = max(latestRotation[m], now)
         newestRotation[m] = now

@@ -1,0 +1,117 @@
+import Testing
+import WidgetSimKernel
+@testable import WidgetSimModel
+import WidgetSimSampling
+
+/// The shortcuts taken at a view against the general paths they stand for: the
+/// governor's `chooseWithoutRelevance` against `choose`, the history's run of views on
+/// top against a direct count, and the engine's plain views against its general `view`.
+@Suite struct ViewShortcutTests {
+    static let limits = [
+        RotationLimits(),
+        RotationLimits(holdMinMs: 60_000, holdMaxMs: 600_000, cooldownMs: 0),
+        RotationLimits(holdMinMs: 3_600_000, holdMaxMs: 3_600_000, cooldownMs: 7_200_000),
+        .none,
+    ]
+
+    /// Two governors driven alike over a week of views with no relevance anywhere, one
+    /// through `chooseWithoutRelevance`, one through `choose`: the same top, hold, flags
+    /// and veto of every member at every view. Times go back now and then in the second
+    /// half (the shortcut must then give way to `choose`), and the person swipes away.
+    @Test(arguments: Array(0 ..< limits.count), [UInt64(1), 2, 3])
+    func chooseWithoutRelevanceIsChoose(limitsIndex: Int, seed: UInt64) {
+        let n = 5
+        let history = StackHistory()
+        history.reset(members: n)
+        let fast = RotationGovernor(limits: Self.limits[limitsIndex])
+        let general = RotationGovernor(limits: Self.limits[limitsIndex])
+        fast.begin(members: n, stream: RandomStream(kind: .taus2, seed: UInt(seed)))
+        general.begin(members: n, stream: RandomStream(kind: .taus2, seed: UInt(seed)))
+        var random = BudgetSplitMix64(seed: seed)
+        var t: SimTime = 0
+        var rotations = 0
+        for k in 0 ..< 3_000 {
+            t += SimTime(random.next() % 1_200_000)
+            if k > 1_500 && random.next() % 50 == 0 { t -= SimTime(random.next() % 4) * Milliseconds.hour }
+            var order = Array(0 ..< n)
+            for i in stride(from: n - 1, to: 0, by: -1) { order.swapAt(i, Int(random.next() % UInt64(i + 1))) }
+            let home = random.next() % 10 == 0 ? Int(random.next() % UInt64(n)) : 0
+            let a = order.withUnsafeBufferPointer {
+                fast.chooseWithoutRelevance($0, home: home, at: t, history: history)
+            }
+            let b = general.choose(order, home: home, at: t, history: history)
+            #expect(a == b, "view \(k) at \(t)")
+            #expect(fast.held == general.held && fast.holdUntil == general.holdUntil)
+            #expect(fast.holding == general.holding && fast.rotatedIn == general.rotatedIn)
+            #expect(fast.cooldownUntil == general.cooldownUntil)
+            for m in 0 ..< n { #expect(fast.veto(m, at: t, history: history) == general.veto(m, at: t, history: history)) }
+            if general.rotatedIn { rotations += 1 }
+            if random.next() % 20 == 0 {
+                fast.swiped(at: t)
+                general.swiped(at: t)
+            }
+        }
+        if Self.limits[limitsIndex].mode == .ios { #expect(rotations > 50) }
+    }
+
+    /// `timesOnTop` counts every view's top, read between views and at the end, and
+    /// starts again at `reset`.
+    @Test func timesOnTopCountsEveryView() {
+        let history = StackHistory()
+        history.reset(members: 3)
+        var expected = [0, 0, 0]
+        let tops = [0, 0, 1, 1, 1, 0, 2, 2, 0, 0, 0, 1]
+        for (k, top) in tops.enumerated() {
+            history.recordView(top: top, swipedTo: nil, tapped: nil, hour: 9, weekday: 0)
+            expected[top] += 1
+            if k % 5 == 0 { #expect(history.timesOnTop == expected) }
+            #expect(history.previousTop == top)
+        }
+        #expect(history.timesOnTop == expected)
+        #expect(history.timesOnTop == [6, 4, 2])
+        history.reset(members: 3)
+        #expect(history.timesOnTop == [0, 0, 0])
+        history.recordView(top: 2, swipedTo: nil, tapped: nil, hour: 9, weekday: 0)
+        #expect(history.timesOnTop == [0, 0, 1])
+    }
+
+    /// A stack like the reference workload's (`plainViews`): the same counts whether the
+    /// engine takes its plain views or the general `view`.
+    @Test(arguments: [0, 1, 2])
+    func plainViewsCountAsTheGeneralView(person: Int) throws {
+        var content = ContentSpec()
+        content.randomPerDay = 12
+        content.pushFraction = 0.5
+        let widgets = (0 ..< 5).map { w in
+            WidgetSpec(
+                id: "w\(w)", kind: "w\(w)", app: "app\(w)",
+                interest: InterestSpec(base: 0.4 - 0.07 * Double(w), peaks: [InterestPeak(hour: 7 + 3 * w, widthHours: 1, factor: 3)]),
+                timeline: TimelineSpec(horizonMs: Milliseconds.hour, reload: .after(Milliseconds.hour)),
+                content: content)
+        }
+        var model = PersonModel()
+        model.environmentChangesPerDay = 0
+        model.viewsPerDay = PerPersonRate(mean: 90, cv: 0)
+        model.sessionsPerDay = PerPersonRate(mean: 15, cv: 0)
+        model.donationProbability = 1
+        let scenario = Scenario(
+            name: "plain", seed: 5, days: 4, people: 3, start: CalendarDate(year: 2026, month: 1, day: 5),
+            timeZone: "UTC", person: model, widgets: widgets, stack: StackSpec(members: Array(0 ..< 5)),
+            budgets: [PolicyChoice(name: "daily_quota")], rankings: [PolicyChoice(name: "time_of_day")])
+        let world = try WorldBuilder(scenario: scenario).build(person: person, replication: 0)
+        func counts(plain: Bool) throws -> PersonCounts {
+            let budget = try #require(BudgetPolicies.named("daily_quota")).make(PolicyParameters())
+            let ranking = try #require(RankingPolicies.named("time_of_day")).make(PolicyParameters())
+            let engine = PersonEngine(scenario: scenario, budget: budget, ranking: ranking)
+            #expect(engine.plainViews)
+            engine.plainViews = plain
+            var queue = EventQueue<PersonEvent>()
+            return engine.run(world, queue: &queue)
+        }
+        let plain = try counts(plain: true), general = try counts(plain: false)
+        #expect(plain.person == general.person)
+        #expect(plain.widget == general.widget)
+        #expect(plain.missedViews == general.missedViews)
+        #expect(plain.person.reduce(0, +) > 1_000)
+    }
+}
