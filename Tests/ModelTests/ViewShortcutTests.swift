@@ -105,8 +105,7 @@ import WidgetSimSampling
             let engine = PersonEngine(scenario: scenario, budget: budget, ranking: ranking)
             #expect(engine.plainViews)
             engine.plainViews = plain
-            var queue = EventQueue<PersonEvent>()
-            return engine.run(world, queue: &queue)
+            return engine.run(world)
         }
         let plain = try counts(plain: true), general = try counts(plain: false)
         #expect(plain.person == general.person)

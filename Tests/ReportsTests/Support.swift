@@ -115,8 +115,7 @@ final class RecordingRanking: RankingPolicy {
 func simulate(_ s: Scenario, person: Int, budget: any BudgetPolicy, ranking: any RankingPolicy) throws -> PersonCounts {
     let builder = try WorldBuilder(scenario: s)
     let engine = PersonEngine(scenario: s, budget: budget, ranking: ranking)
-    var queue = EventQueue<PersonEvent>()
-    return engine.run(builder.build(person: person, replication: 0), queue: &queue)
+    return engine.run(builder.build(person: person, replication: 0))
 }
 
 /// The result of a run that finished, or nil.

@@ -22,8 +22,7 @@ func simulateWorld(
 ) throws -> (engine: PersonEngine, world: PersonWorld, counts: PersonCounts) {
     let world = try WorldBuilder(scenario: s).build(person: person, replication: 0)
     let engine = PersonEngine(scenario: s, budget: budget, ranking: ranking)
-    var queue = EventQueue<PersonEvent>()
-    let counts = engine.run(world, queue: &queue)
+    let counts = engine.run(world)
     return (engine, world, counts)
 }
 

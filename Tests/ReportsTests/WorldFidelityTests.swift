@@ -17,9 +17,8 @@ import WidgetSimSampling
     ) throws -> (PersonCounts, PersonEngine, PersonWorld) {
         let builder = try WorldBuilder(scenario: s)
         let engine = PersonEngine(scenario: s, budget: budget, ranking: ranking)
-        var queue = EventQueue<PersonEvent>()
         let world = builder.build(person: person, replication: 0)
-        return (engine.run(world, queue: &queue), engine, world)
+        return (engine.run(world), engine, world)
     }
 
     // MARK: - Feedback draws

@@ -4,8 +4,7 @@ import WidgetSimSampling
 /// Simulates one person's world under one budget policy and one ranking policy, and
 /// counts what happened (MODEL §3, §5, §6). One engine per worker and policy pair:
 /// it keeps its buffers from person to person and allocates nothing per event.
-public final class PersonEngine: EventHandler {
-    public typealias Payload = PersonEvent
+public final class PersonEngine {
 
     let scenario: Scenario
     let budget: any BudgetPolicy
@@ -152,6 +151,7 @@ public final class PersonEngine: EventHandler {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        queue = SlotQueue(slots: 2 * widgets.count)
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
@@ -181,6 +181,11 @@ public final class PersonEngine: EventHandler {
 
     deinit { proposed.deallocate() }
 
+    /// The requests the policies schedule (`PersonEvent`), in `slotCount` slots.
+    let queue: SlotQueue<PersonEvent>
+    /// The time of the event being handled.
+    var now: SimTime = 0
+
     /// Kernel slots: each instance's timeline request (its next due time, or its pending
     /// request when that holds a timeline request), then its pending request when that
     /// holds only a background request.
@@ -189,7 +194,7 @@ public final class PersonEngine: EventHandler {
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
-    public func run(_ world: PersonWorld, queue: inout EventQueue<PersonEvent>) -> PersonCounts {
+    public func run(_ world: PersonWorld) -> PersonCounts {
         self.world = world
         activeTrace = trace
         counts.reset()
@@ -219,10 +224,8 @@ public final class PersonEngine: EventHandler {
             process: StreamProcess.rotation))
         governor.begin(members: members.count, stream: governorStream)
 
-        queue.removeAll(slots: slotCount)
-        var simulation = Simulation(handler: self, queue: queue)
-        queue = EventQueue()  // the simulation owns the storage while it runs
-        simulation.queue.beginExclusiveAccess()  // so its changes need not check that
+        queue.removeAll()
+        now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
         let order = world.order
@@ -232,22 +235,21 @@ public final class PersonEngine: EventHandler {
                     interestBase = buffer.baseAddress
                     // The world's items are known in advance and already merged in time
                     // order (`WorldOrder`), so they are read in turn rather than put in
-                    // the queue: the heap holds only the timeline requests and retries
-                    // the policies schedule.
+                    // the queue: the queue holds only the timeline requests and retries
+                    // the policies schedule, delivered before each item they precede.
                     for k in 0 ..< keys.count {
                         let t = WorldOrder.time(keys[k])
                         let p = WorldOrder.process(keys[k])
-                        simulation.run(before: t, rank: p.rank)
+                        handleQueued(before: t, rank: p.rank)
+                        now = t
                         let day = countEvent(at: t)
-                        handleWorld(p, index: Int(positions[k]), at: t, day: day, queue: &simulation.queue)
+                        handleWorld(p, index: Int(positions[k]), at: t, day: day)
                     }
-                    simulation.run(until: end)
+                    handleQueued(before: end, rank: 0)
                     interestBase = nil
                 }
             }
         }
-        simulation.queue.endExclusiveAccess()
-        queue = simulation.queue
         counts[eventDay, .events] += eventsOfDay
         if !anyAdded { fillMemberViews() }
         staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
@@ -278,8 +280,20 @@ public final class PersonEngine: EventHandler {
         eventsOfDay = 0
     }
 
+    /// Handles the queued events that come before a world item at `t` of `rank`, in
+    /// order (each may schedule more).
+    @inline(__always)
+    func handleQueued(before t: SimTime, rank: UInt8) {
+        while queue.hasEvent(before: t, rank: rank) {
+            let (due, event) = queue.removeFirst()
+            precondition(due >= now, "an event was scheduled in the past")
+            now = due
+            handle(event, at: due)
+        }
+    }
+
     /// A timeline request or a retry, from the queue.
-    public func handle(_ event: PersonEvent, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
+    func handle(_ event: PersonEvent, at t: SimTime) {
         let day = countEvent(at: t)
         switch event {
         case .timelineDue(let w):
@@ -287,27 +301,27 @@ public final class PersonEngine: EventHandler {
             // reason; deferred again, it still holds every request it held.
             let held = pending[Int(w)]
             if held.timeline { pending[Int(w)] = PendingRequest() }
-            request(Int(w), .timeline, at: t, day: day, queue: &queue, reloadInLine: true)
+            request(Int(w), .timeline, at: t, day: day, reloadInLine: true)
             if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
-            request(Int(w), .background, at: t, day: day, queue: &queue)
+            request(Int(w), .background, at: t, day: day)
         }
     }
 
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
         case .timeChange:
             counts[day, .timeChanges] &+= 1
             traceEvent(t, p, widget: -1, "all widgets reload")
-            for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day, queue: &queue) }
+            for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day) }
         case .environmentChange:
             counts[day, .environmentChanges] &+= 1
             traceEvent(t, p, widget: -1, "all widgets reload")
-            for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day, queue: &queue) }
+            for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
             let x = Int(world.randomChanges[i].widget)
             counts[day, .contentChanges] &+= 1
@@ -329,7 +343,7 @@ public final class PersonEngine: EventHandler {
             }
             traceEvent(t, p, widget: x, reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
-            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, queue: &queue) }
+            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day) }
         case .sessionEnd:
             let x = Int(world.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
@@ -344,20 +358,20 @@ public final class PersonEngine: EventHandler {
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             }
-            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, queue: &queue) }
+            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day) }
         case .view:
-            view(world.views[i], index: i, at: t, day: day, queue: &queue)
+            view(world.views[i], index: i, at: t, day: day)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added to the home screen: first reload, free")
             if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
-            request(x, .widgetAdded, at: t, day: day, queue: &queue)
+            request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
             let x = Int(world.audioStarts[i].widget)
             counts[day, .audioSessions] &+= 1
             audio[appOf[x]] += 1
             traceEvent(t, p, widget: x, "audio or navigation session: the app's widgets reload, free")
-            for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day, queue: &queue) }
+            for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
         case .audioEnd:
             let x = Int(world.audioEnds[i].widget)
             audio[appOf[x]] -= 1
@@ -396,14 +410,14 @@ public final class PersonEngine: EventHandler {
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
     /// by calling `reload`: for the timeline requests from the queue, most of the events.
     @inline(__always)
-    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>,
+    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int,
                  reloadInLine: Bool = false) {
         // An instance not yet added does not exist; in StandBy the system's display
         // refreshes (timeline reloads) are free.
         if anyAdded && t < addedAt[w] { return }
         let reason = inStandBy && asked == .timeline ? ReloadReason.standBy : asked
         guard reason.isCharged else {
-            reload(w, reason, charged: false, at: t, day: day, queue: &queue)
+            reload(w, reason, charged: false, at: t, day: day)
             return
         }
         if reason == .background, pending[w].background {
@@ -413,12 +427,12 @@ public final class PersonEngine: EventHandler {
         let decision = decide(w, reason, at: t)
         if case .grant = decision {
             if reloadInLine {
-                reloadBody(w, reason, charged: true, at: t, day: day, queue: &queue)
+                reloadBody(w, reason, charged: true, at: t, day: day)
             } else {
-                reload(w, reason, charged: true, at: t, day: day, queue: &queue)
+                reload(w, reason, charged: true, at: t, day: day)
             }
         } else {
-            refused(w, reason, decision, at: t, day: day, queue: &queue)
+            refused(w, reason, decision, at: t, day: day)
         }
     }
 
@@ -434,8 +448,7 @@ public final class PersonEngine: EventHandler {
     /// A charged request of `w` the budget refused with `decision`: deferred or dropped
     /// (kept out of line: `request` is inlined at every call).
     @inline(never)
-    func refused(_ w: Int, _ reason: ReloadReason, _ decision: BudgetDecision, at t: SimTime, day: Int,
-                 queue: inout EventQueue<PersonEvent>) {
+    func refused(_ w: Int, _ reason: ReloadReason, _ decision: BudgetDecision, at t: SimTime, day: Int) {
         switch decision {
         case .grant:
             preconditionFailure("a grant is not a refusal")
@@ -446,7 +459,7 @@ public final class PersonEngine: EventHandler {
             counts[day, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             let merged = !pending[w].isEmpty
-            let due = deferRequest(w, reason, to: at, queue: &queue)
+            let due = deferRequest(w, reason, to: at)
             traceRequest(t, w, reason, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
                          : "deferred \(DurationText.format(at - t))", reason: why.label)
         case .deny(let why):
@@ -469,7 +482,7 @@ public final class PersonEngine: EventHandler {
     /// Makes the refused request of `w` (asked for `reason`) pending until `at`. With a
     /// request already pending, the two become one (`PendingRequest`): asked at the
     /// earlier time, with the stronger reason. Returns when the pending request is due.
-    func deferRequest(_ w: Int, _ reason: ReloadReason, to at: SimTime, queue: inout EventQueue<PersonEvent>) -> SimTime {
+    func deferRequest(_ w: Int, _ reason: ReloadReason, to at: SimTime) -> SimTime {
         var p = pending[w]
         var due = at
         if !p.isEmpty {
@@ -488,14 +501,13 @@ public final class PersonEngine: EventHandler {
     }
 
     /// A reload of instance `w` at `t`: a new timeline, and the next timeline request.
-    func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
-        reloadBody(w, reason, charged: charged, at: t, day: day, queue: &queue)
+    func reload(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int) {
+        reloadBody(w, reason, charged: charged, at: t, day: day)
     }
 
     /// `reload`'s work, inlined where it is called.
     @inline(__always)
-    func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int,
-                    queue: inout EventQueue<PersonEvent>) {
+    func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int) {
         let row = counts.row(day: day, widget: w)
         row[WidgetCounter.reload(reason)] &+= 1
         // Each field is written in place (`instances` hands out its element's address):
@@ -518,7 +530,7 @@ public final class PersonEngine: EventHandler {
         if case .after(let interval) = facts[w].reloadPolicy {
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
-            scheduleTimelineRequest(w, at: t, queue: &queue)
+            scheduleTimelineRequest(w, at: t)
         }
         if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
         if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
@@ -547,7 +559,7 @@ public final class PersonEngine: EventHandler {
     /// The next timeline request of `w` reloaded at `t`, for the reload policies other
     /// than `after` (kept out of `reload`).
     @inline(never)
-    func scheduleTimelineRequest(_ w: Int, at t: SimTime, queue: inout EventQueue<PersonEvent>) {
+    func scheduleTimelineRequest(_ w: Int, at t: SimTime) {
         switch facts[w].reloadPolicy {
         case .after(let interval):
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
@@ -643,18 +655,17 @@ public final class PersonEngine: EventHandler {
     }
 
     /// View `v` of the home screen (MODEL §5, §6).
-    func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int) {
         if plainViews {
-            view(v, index: index, at: t, day: day, queue: &queue, kind: PlainView.self)
+            view(v, index: index, at: t, day: day, kind: PlainView.self)
         } else {
-            view(v, index: index, at: t, day: day, queue: &queue, kind: AnyView.self)
+            view(v, index: index, at: t, day: day, kind: AnyView.self)
         }
     }
 
     /// `view`, made twice (one specialization per kind): for plain views (see
     /// `plainViews`), where the tests of what they lack are left out, and for all others.
-    func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int,
-                              queue: inout EventQueue<PersonEvent>, kind: Kind.Type) {
+    func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
         // The settings a plain view knows (constants in its specialization), here read
         // in place of the engine's own.
         let plain = Kind.plain
@@ -749,9 +760,9 @@ public final class PersonEngine: EventHandler {
             top: top, wanted: wanted, topStale: topStale, missed: missed,
             observed: !plain && smartRotate && timeOfDay == nil)  // time_of_day observes nothing
         if v.wouldSwipe || v.wouldTap {
-            interact(v, shown, at: t, day: day, queue: &queue)
+            interact(v, shown, at: t, day: day)
         } else {
-            finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day, queue: &queue)
+            finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day)
         }
     }
 
@@ -769,7 +780,7 @@ public final class PersonEngine: EventHandler {
     /// member when it is not on top, and taps it when it is shown and interactive; then
     /// `finish` (kept out of `view`, whose every view does neither).
     @inline(never)
-    func interact(_ v: ViewRecord, _ shown: ShownView, at t: SimTime, day: Int, queue: inout EventQueue<PersonEvent>) {
+    func interact(_ v: ViewRecord, _ shown: ShownView, at t: SimTime, day: Int) {
         let wanted = shown.wanted
         var swipedTo: Int? = nil
         if wanted >= 0 && wanted != shown.top && v.wouldSwipe {
@@ -782,14 +793,13 @@ public final class PersonEngine: EventHandler {
             tapped = onScreen
             counts[day, .taps] &+= 1
         }
-        finish(v, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day, queue: &queue)
+        finish(v, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day)
     }
 
     /// The end of view `v`, once the person swiped to `swipedTo` and tapped `tapped` (or
     /// not): its trace line, the history, the ranking's observation and the tap's reload.
     @inline(__always)
-    func finish(_ v: ViewRecord, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int,
-                queue: inout EventQueue<PersonEvent>) {
+    func finish(_ v: ViewRecord, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int) {
         let top = shown.top, hour = Int(v.hour), weekday = Int(v.weekday)
         if activeTrace != nil {
             traceView(v, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
@@ -801,7 +811,7 @@ public final class PersonEngine: EventHandler {
                 ViewOutcome(time: t, hour: hour, weekday: weekday, top: top, swipedTo: swipedTo, tapped: tapped != nil),
                 history: history)
         }
-        if let tapped { request(members[tapped], .interaction, at: t, day: day, queue: &queue) }
+        if let tapped { request(members[tapped], .interaction, at: t, day: day) }
     }
 
     /// The standalone widgets (not in the stack) seen at a view: those already added.

@@ -154,7 +154,6 @@ public final class Runner: @unchecked Sendable {
                 var builder: WorldBuilder?
                 var engines: [PersonEngine] = []
                 var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
-                var queue = EventQueue<PersonEvent>(reservingCapacity: 64)
                 // The block's widget_days rows not yet written.
                 let rowBytes = ByteBuffer(capacity: 1 << 19)
                 while true {
@@ -211,7 +210,7 @@ public final class Runner: @unchecked Sendable {
                         let world = builder!.build(person: person, replication: id.replication)
                         for (p, engine) in engines.enumerated() {
                             let t0 = DispatchTime.now().uptimeNanoseconds
-                            let counts = engine.run(world, queue: &queue)
+                            let counts = engine.run(world)
                             blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
                             try totals[p].add(counts, person: person, replication: id.replication,
                                               pair: pairs[k][p], widgets: s.widgets)
