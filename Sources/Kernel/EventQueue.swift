@@ -25,8 +25,7 @@ public typealias SimTime = Int64
 /// in one buffer object that a copy of the queue shares until either copy changes:
 /// every mutating operation first makes its buffer unique (copying it if shared), then
 /// works through pointers, so an operation pays one uniqueness check however many
-/// entries it moves. A run loop that owns its queue pays it once instead, under
-/// `beginExclusiveAccess()`.
+/// entries it moves.
 public struct EventQueue<Payload> {
     /// One pending event. `key` packs the ordering into one 128-bit integer: the
     /// time (sign bit flipped, so negative times sort first) in the high 64 bits, the
@@ -76,10 +75,6 @@ public struct EventQueue<Payload> {
         /// a sift-down plus a sift-up), and the next `popNext` removes it. Meanwhile its
         /// key is 0, the smallest, so that `nothingDue` need not read this flag.
         @usableFromInline var topIsConsumed = false
-        /// True under `beginExclusiveAccess()`: the buffer is known to be its queue's
-        /// own, and scheduling, cancelling and popping skip the check. A copy starts
-        /// without it.
-        @usableFromInline var isExclusive = false
 
         @usableFromInline
         init(slots: Int, capacity: Int) {
@@ -166,36 +161,6 @@ public struct EventQueue<Payload> {
         return buffer
     }
 
-    /// `unique()` for the changes a run loop makes on most events (scheduling,
-    /// cancelling, popping): under exclusive access (`beginExclusiveAccess()`) the
-    /// buffer is known to be this queue's own, and is not checked again.
-    @inlinable @inline(__always)
-    mutating func uniqueUnlessExclusive() -> Buffer {
-        if !buffer.isExclusive && !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
-        assert(isKnownUniquelyReferenced(&buffer), "a queue under exclusive access was copied")
-        return buffer
-    }
-
-    /// Makes the storage this queue's own, once, and skips that check when events are
-    /// scheduled, cancelled or popped from now on, until `endExclusiveAccess()`: for a
-    /// run loop that owns the queue and changes it on most events (the check is a
-    /// runtime call).
-    ///
-    /// Until then the storage is written in place, so the queue must not be copied (a
-    /// copy would see the changes) nor its storage moved to another queue; debug
-    /// builds check at each change that no copy exists.
-    @inlinable
-    public mutating func beginExclusiveAccess() {
-        unique().isExclusive = true
-    }
-
-    /// Ends `beginExclusiveAccess()`: every change checks again that the storage is
-    /// this queue's own.
-    @inlinable
-    public mutating func endExclusiveAccess() {
-        buffer.isExclusive = false
-    }
-
     /// Removes every event and empties every slot, keeping the allocated storage. O(slots).
     public mutating func removeAll(slots: Int? = nil) {
         let b = unique()
@@ -206,7 +171,7 @@ public struct EventQueue<Payload> {
     /// O(log n).
     @inlinable
     public mutating func schedule(at time: SimTime, rank: UInt8, _ payload: Payload) {
-        let b = uniqueUnlessExclusive()
+        let b = unique()
         Self.insert(Entry(time: time, order: Self.makeOrder(b, rank), slot: -1, payload: payload), into: b)
     }
 
@@ -214,7 +179,7 @@ public struct EventQueue<Payload> {
     /// it has one. O(log n). (Kept out of line: a model schedules from many places.)
     @inlinable @inline(never)
     public mutating func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
-        let b = uniqueUnlessExclusive()
+        let b = unique()
         precondition(UInt(bitPattern: slot) < UInt(bitPattern: b.slots), "slot \(slot) out of 0 ..< \(b.slots)")
         let entry = Entry(time: time, order: Self.makeOrder(b, rank), slot: Int32(truncatingIfNeeded: slot), payload: payload)
         if b.slotPosition[slot] < 0 {
@@ -236,7 +201,7 @@ public struct EventQueue<Payload> {
     /// Removes the live event of `slot` from where it stands in the heap.
     @inlinable @inline(never)
     mutating func withdraw(slot: Int) {
-        let b = uniqueUnlessExclusive()
+        let b = unique()
         Self.settle(b)
         let position = b.slotPosition[slot]
         b.slotPosition[slot] = -1
@@ -277,7 +242,7 @@ public struct EventQueue<Payload> {
     mutating func popNext(beforeKey limit: UInt128) -> (time: SimTime, payload: Payload)? {
         // Most calls find nothing due: they read, and change nothing.
         if nothingDue(beforeKey: limit) { return nil }
-        let b = uniqueUnlessExclusive()
+        let b = unique()
         // A live top that passed `nothingDue` is due; a consumed one is removed first.
         if b.topIsConsumed { return Self.popAfterRemovingTop(beforeKey: limit, in: b) }
         return Self.deliverTop(b)

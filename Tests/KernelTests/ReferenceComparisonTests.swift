@@ -8,14 +8,12 @@ import WidgetSimKernel
 @Suite struct ReferenceComparisonTests {
     /// Random interleavings of schedule, slot schedule, cancel and bounded pops on a
     /// bare queue; the heap property and every slot's pending time are checked after
-    /// each operation. With `exclusive`, the queue runs under exclusive access (its
-    /// changes skip the uniqueness check), as a model's run loop holds it.
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5], [false, true])
-    func randomOperations(seed: UInt64, exclusive: Bool) {
+    /// each operation.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func randomOperations(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let slots = 10
         var q = EventQueue<Int>(slots: slots)
-        if exclusive { q.beginExclusiveAccess() }
         var ref = ReferenceQueue()
         var now: SimTime = 0
         var mismatches = 0, invariantFailures = 0, pops = 0, consumedTopSchedules = 0
@@ -68,7 +66,6 @@ import WidgetSimKernel
         #expect(invariantFailures == 0)
         #expect(pops > 2000)
         #expect(consumedTopSchedules > 1000)
-        if exclusive { q.endExclusiveAccess() }
         // Whatever is left drains identically.
         var rest = [Delivery](), refRest = [Delivery]()
         while let d = q.popDelivery() { rest.append(d) }
