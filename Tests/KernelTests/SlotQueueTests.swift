@@ -104,15 +104,13 @@ import WidgetSimKernel
             q.schedule(at: SimTime(s), rank: 6, slot: s, s)
             ref.schedule(at: SimTime(s), rank: 6, slot: s, s)
         }
-        var delivered = 0
         for _ in 0 ..< 1_000 {
             let (time, s) = q.removeFirst()
             #expect(ref.popNext(before: .max) == Delivery(time: time, id: s))
             q.schedule(at: time + 60, rank: 6, slot: s, s)
             ref.schedule(at: time + 60, rank: 6, slot: s, s)
-            delivered += 1
         }
-        #expect(delivered == 1_000 && q.count == 5)
+        #expect(q.count == 5)
     }
 
     /// Payloads are held exactly while pending: every one is released once, whether

@@ -181,15 +181,14 @@ public final class PersonEngine {
 
     deinit { proposed.deallocate() }
 
-    /// The requests the policies schedule (`PersonEvent`), in `slotCount` slots.
+    /// The requests the policies schedule (`PersonEvent`), in two slots per instance:
+    /// each instance's timeline request (its next due time, or its pending request when
+    /// that holds a timeline request), then its pending request when that holds only a
+    /// background request.
     let queue: SlotQueue<PersonEvent>
     /// The time of the event being handled.
     var now: SimTime = 0
 
-    /// Kernel slots: each instance's timeline request (its next due time, or its pending
-    /// request when that holds a timeline request), then its pending request when that
-    /// holds only a background request.
-    var slotCount: Int { 2 * widgetCount }
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
 

@@ -335,35 +335,33 @@ public final class WorldBuilder {
                 let p = c.pushFraction
                 // At most one push per change: written once each into an array of that many.
                 w.pushTimes[i].replaceAll(unsafeUninitializedCapacity: changes.count) { pushTimes, filled in
-                    var n = 0
-                    // A fixed latency and a `taus2` stream: the stream draws only whether each
-                    // change is announced (`bernoulli`'s uniform), in a loop of its own.
-                    let drawn: Void? = c.pushLatencySigma > 0 ? nil : pushDraws.withTausUniforms { draws in
+                    // The loop over the changes, for the stream itself or for a copy of its
+                    // `taus2` state (which the loop keeps in registers); `latency` draws a
+                    // push's latency from the stream, or gives the fixed one.
+                    func fill(_ draws: inout some UniformSource, latency: () -> SimTime) {
+                        var n = 0
                         for t in changes {
+                            // Draw always: whether announced (`bernoulli`), and the latency.
                             let announced = draws.uniform() < p
-                            let arrival = t + fixedLatency
+                            let arrival = t + latency()
                             if announced && arrival < end {
                                 (pushTimes.baseAddress! + n).initialize(to: arrival)
                                 n += 1
                             }
                         }
+                        filled = n
                     }
-                    if drawn == nil {
-                        for t in changes {
-                            // Draw always: whether announced, and the latency.
-                            let announced = pushDraws.bernoulli(p)
-                            let latency = c.pushLatencySigma > 0
+                    let copied = c.pushLatencySigma > 0 ? false
+                        : pushDraws.withTausUniforms { fill(&$0) { fixedLatency } } != nil
+                    if !copied {
+                        var draws = pushDraws
+                        fill(&draws) {
+                            c.pushLatencySigma > 0
                                 ? CheckedTime.milliseconds(
                                     pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
                                 : fixedLatency
-                            let arrival = t + latency
-                            if announced && arrival < end {
-                                (pushTimes.baseAddress! + n).initialize(to: arrival)
-                                n += 1
-                            }
                         }
                     }
-                    filled = n
                 }
                 // With a fixed latency the pushes keep the changes' order.
                 if c.pushLatencySigma > 0 { w.pushTimes[i].sortUnlessSorted() }

@@ -138,8 +138,8 @@ public struct WorldOrder {
                         }
                     }
                     // The buckets' starts, and their counts back to 0 for the next call (in
-                    // this loop rather than by clearing the array in one go: memset clears a
-                    // few KB with `rep stosb`, which executes once per byte).
+                    // this loop, which reads every count anyway, rather than in a pass of
+                    // its own over the array).
                     var running: Int32 = 0
                     for b in 0 ... bucketCount {
                         running &+= buckets[b]
