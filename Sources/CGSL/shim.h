@@ -33,15 +33,27 @@ static inline uint32_t widgetsim_taus_step(uint32_t s, int q, int k, uint32_t ma
     return ((s & mask) << shift) ^ (((s << q) ^ s) >> k);
 }
 
+/* The three components as values, which a caller's loop can keep in registers
+   (WidgetSimSampling's TausUniforms): one step of each, and the uniform of the new
+   state, as gsl_rng_uniform gives it. */
+typedef struct { uint32_t c0, c1, c2; } widgetsim_taus_words;
+
+static inline double widgetsim_taus_next(widgetsim_taus_words *w) {
+    w->c0 = widgetsim_taus_step(w->c0, 13, 19, 4294967294U, 12);
+    w->c1 = widgetsim_taus_step(w->c1, 2, 25, 4294967288U, 4);
+    w->c2 = widgetsim_taus_step(w->c2, 3, 11, 4294967280U, 17);
+    return (double)(w->c0 ^ w->c1 ^ w->c2) * (1.0 / 4294967296.0);
+}
+
 static inline double widgetsim_taus_uniform(void *state) {
     widgetsim_taus_state *t = (widgetsim_taus_state *)state;
-    uint32_t a = widgetsim_taus_step((uint32_t)t->component[0], 13, 19, 4294967294U, 12);
-    uint32_t b = widgetsim_taus_step((uint32_t)t->component[1], 2, 25, 4294967288U, 4);
-    uint32_t c = widgetsim_taus_step((uint32_t)t->component[2], 3, 11, 4294967280U, 17);
-    t->component[0] = a;
-    t->component[1] = b;
-    t->component[2] = c;
-    return (double)(a ^ b ^ c) * (1.0 / 4294967296.0);
+    widgetsim_taus_words w = {
+        (uint32_t)t->component[0], (uint32_t)t->component[1], (uint32_t)t->component[2] };
+    double u = widgetsim_taus_next(&w);
+    t->component[0] = w.c0;
+    t->component[1] = w.c1;
+    t->component[2] = w.c2;
+    return u;
 }
 
 static inline int widgetsim_taus_fits(const gsl_rng *r) {

@@ -174,37 +174,30 @@ public protocol UniformSource {
 extension RandomStream: UniformSource {}
 
 /// The uniforms of a `taus2` stream from a copy of its state (see
-/// `RandomStream.withTausUniforms`): L'Ecuyer's three Tausworthe steps, as
-/// `widgetsim_taus_uniform` takes them, on the three 32-bit components.
+/// `RandomStream.withTausUniforms`): the shim's steps (`widgetsim_taus_next`, those of
+/// `widgetsim_taus_uniform`) on the three 32-bit components held as values.
 public struct TausUniforms: UniformSource {
-    @usableFromInline var s1: UInt32
-    @usableFromInline var s2: UInt32
-    @usableFromInline var s3: UInt32
+    @usableFromInline var words: widgetsim_taus_words
 
     /// The state at `state`, where GSL keeps it: three unsigned longs (values below 2^32).
     @inlinable @inline(__always)
     init(_ state: UnsafeMutableRawPointer) {
-        let words = state.assumingMemoryBound(to: UInt.self)
-        s1 = UInt32(truncatingIfNeeded: words[0])
-        s2 = UInt32(truncatingIfNeeded: words[1])
-        s3 = UInt32(truncatingIfNeeded: words[2])
+        let stored = state.assumingMemoryBound(to: UInt.self)
+        words = widgetsim_taus_words(
+            c0: UInt32(truncatingIfNeeded: stored[0]), c1: UInt32(truncatingIfNeeded: stored[1]),
+            c2: UInt32(truncatingIfNeeded: stored[2]))
     }
 
     /// Writes the state back to `state`.
     @inlinable @inline(__always)
     func store(_ state: UnsafeMutableRawPointer) {
-        let words = state.assumingMemoryBound(to: UInt.self)
-        words[0] = UInt(s1)
-        words[1] = UInt(s2)
-        words[2] = UInt(s3)
+        let stored = state.assumingMemoryBound(to: UInt.self)
+        stored[0] = UInt(words.c0)
+        stored[1] = UInt(words.c1)
+        stored[2] = UInt(words.c2)
     }
 
     /// Uniform on [0, 1), as `RandomStream.uniform()`.
     @inlinable @inline(__always)
-    public mutating func uniform() -> Double {
-        s1 = ((s1 & 4_294_967_294) &<< 12) ^ (((s1 &<< 13) ^ s1) &>> 19)
-        s2 = ((s2 & 4_294_967_288) &<< 4) ^ (((s2 &<< 2) ^ s2) &>> 25)
-        s3 = ((s3 & 4_294_967_280) &<< 17) ^ (((s3 &<< 3) ^ s3) &>> 11)
-        return Double(s1 ^ s2 ^ s3) * (1.0 / 4_294_967_296.0)
-    }
+    public mutating func uniform() -> Double { widgetsim_taus_next(&words) }
 }
