@@ -224,7 +224,7 @@ import WidgetSimSampling
     }
 }
 
-/// The scenario files shipped in `scenarios/` all read without a problem, against the
+/// The scenario files shipped in `scenarios/` (and its subfolders) all read without a problem, against the
 /// real policy registries.
 @Suite struct ShippedScenarioTests {
     static var folder: URL {
@@ -232,8 +232,9 @@ import WidgetSimSampling
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scenarios")
     }
 
+    /// Every `.yaml` under `scenarios/`, subfolders (`validation/`) included, relative to it.
     static var files: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let names = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         return names.filter { $0.hasSuffix(".yaml") }.sorted()
     }
 
