@@ -14,7 +14,7 @@ func wakingViews(_ instance: Int, days: Range<Int>) -> [BudgetEvent] {
     /// (policy, parameters, the day's budget B with 96 views a day)
     static let cases: [(String, [String: ParameterValue], Int)] = [
         ("ios_like", [:], 46),  // 30 + 2 √66 = 46.2
-        ("view_weighted", ["learning_period": .duration(0)], 68),  // 40 + ⌊30 × 96 / 100⌋
+        ("view_weighted", ["learning_period": .duration(0)], 53),  // 5 + ⌊65 × 96 / 130⌋
     ]
 
     /// Three days of views from 07:00 to 23:00, then requests every minute: the budget

@@ -82,4 +82,38 @@ import WidgetSimReports
             #expect(charged <= Int64(12 * s.days), "person \(person): \(charged)")
         }
     }
+
+    // MARK: - view_weighted and instances nobody views
+
+    /// Two widgets asking every 5 minutes in a stack with Smart Rotate off: the first is
+    /// seen at every view (80 a day), the second never (no swipes). After the learning
+    /// period (3 days), view_weighted gives the first 40–70 charged reloads a day (Apple,
+    /// "Keeping a widget up to date") and the second well below 40: its default minimum,
+    /// 5 a day.
+    @Test func viewWeightedGivesAnInstanceNobodyViewsFewReloads() throws {
+        var s = scenario(
+            people: 5, days: 7,
+            widgets: [widget("seen", base: 1, reload: .after(5 * Milliseconds.minute)),
+                      widget("unseen", base: 1, reload: .after(5 * Milliseconds.minute))],
+            budgets: [PolicyChoice(name: "view_weighted")]) { p in
+                p.swipeProbability = 0
+                p.sessionsPerDay = PerPersonRate(mean: 0)
+            }
+        s.stack = StackSpec(members: [0, 1], smartRotate: false)
+        let days = 4 ..< 7
+        var sums: [WidgetCounter: [Int64]] = [.views: [0, 0], .charged: [0, 0]]
+        for person in 0 ..< s.people {
+            let c = try simulate(s, person: person, budget: BudgetPolicies.named("view_weighted")!.make(PolicyParameters()),
+                                 ranking: StaticRanking())
+            for counter in [WidgetCounter.views, .charged] {
+                for w in 0 ..< 2 { sums[counter]![w] += days.reduce(Int64(0)) { $0 + c[$1, widget: w, counter] } }
+            }
+        }
+        func perDay(_ w: Int, _ c: WidgetCounter) -> Double { Double(sums[c]![w]) / Double(days.count * s.people) }
+        #expect(perDay(1, .views) == 0)
+        #expect(perDay(0, .views) > 70)
+        let seen = perDay(0, .charged), unseen = perDay(1, .charged)
+        #expect(seen >= 40 && seen <= 70, "frequently viewed: \(seen) a day")
+        #expect(unseen <= 10, "never viewed: \(unseen) a day")
+    }
 }
