@@ -10,7 +10,7 @@ import WidgetSimKernel
 ///
 /// Rule:
 /// - budget days and the daily budget B of each instance are `ios_like`'s with
-///   `budget_day: person` and the same parameters and defaults (`PersonDay`: days start
+///   `budget_day: paced` and the same parameters and defaults (`PersonDay`: days start
 ///   at the person's usual first view; B from the instance's average daily views over
 ///   the previous min(7, k) days, 1:1 up to `linear_up_to`, a square root above, in
 ///   [1, `per_instance_max`], `initial_per_day` before any history, scaled down when the
