@@ -85,6 +85,9 @@ public enum RunGuard {
             let hours = Double(standBy.medianMs) * exp(standBy.sigma * standBy.sigma / 2) / Double(Milliseconds.hour)
             shares.append(Share(amount: standBy.viewsPerHour * min(24, hours) + 2, path: "person.standby.views_per_hour",
                                 what: "\(format(standBy.viewsPerHour)) StandBy views an hour"))
+            let refreshes = min(24, hours) * Double(Milliseconds.hour) / Double(standBy.refreshIntervalMs)
+            shares.append(Share(amount: refreshes * (1 + w), path: "person.standby.refresh_interval",
+                                what: "\(format(refreshes)) StandBy display refreshes a night, each reloading \(s.widgets.count) widgets"))
         }
         for (i, spec) in s.widgets.enumerated() {
             let path = "widgets[\(i)]"

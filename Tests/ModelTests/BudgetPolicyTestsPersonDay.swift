@@ -14,16 +14,34 @@ func wakingViews(_ instance: Int, days: Range<Int>) -> [BudgetEvent] {
     /// (policy, parameters, the day's budget B with 96 views a day)
     static let cases: [(String, [String: ParameterValue], Int)] = [
         ("ios_like", [:], 46),  // 30 + 2 √66 = 46.2
-        ("view_weighted", ["learning_period": .duration(0)], 68),  // 40 + ⌊30 × 96 / 100⌋
+        ("view_weighted", ["learning_period": .duration(0), "min_spacing": .duration(0)], 53),  // 5 + ⌊65 × 96 / 130⌋
     ]
 
-    /// Three days of views from 07:00 to 23:00, then requests every minute: the budget
-    /// day starts at 07:00 (the first view after the night), and by τ after it
-    /// ⌊B τ / 16 h⌋ + 1 of B are released (views are even over 16 hours), so the grants
-    /// follow the waking day and the whole budget is spent by 23:00, none at night.
+    /// The default days are greedy: three days of views from 07:00 to 23:00, then
+    /// requests every minute from midnight. Budget day 2 (from 07:00 on day 2) has its
+    /// whole budget left: B grants at once from 00:00, none after them until 07:00;
+    /// budget day 3 starts at 07:00 and grants its B at once again, nothing after.
     @Test(arguments: 0 ..< cases.count)
-    func budgetIsReleasedThroughTheWakingDay(_ k: Int) throws {
+    func budgetDaysAreGreedyFromTheFirstView(_ k: Int) throws {
         let (name, values, b) = Self.cases[k]
+        var events = wakingViews(0, days: 0 ..< 3)
+        events += budgetRequests(every: bpMinute, from: 3 * bpDay, until: 4 * bpDay + 7 * bpHour)
+        events.sort { $0.time < $1.time }
+        let grants = grantTimes(driveBudget(try makeBudget(name, values), instances: 1, events))
+        let start = 3 * bpDay + 7 * bpHour
+        #expect(grants.filter { $0 < start } == (0 ..< b).map { 3 * bpDay + Int64($0) * bpMinute }, "\(name)")
+        #expect(grants.filter { $0 >= start } == (0 ..< b).map { start + Int64($0) * bpMinute }, "\(name)")
+    }
+
+    /// Paced release (`budget_day: paced`): three days of views from 07:00 to 23:00,
+    /// then requests every minute: the budget day starts at 07:00 (the first view after
+    /// the night), and by τ after it ⌊B τ / 16 h⌋ + 1 of B are released (views are even
+    /// over 16 hours), so the grants follow the waking day and the whole budget is spent
+    /// by 23:00, none at night.
+    @Test(arguments: 0 ..< cases.count)
+    func pacedBudgetIsReleasedThroughTheWakingDay(_ k: Int) throws {
+        let (name, greedy, b) = Self.cases[k]
+        let values = greedy.merging(["budget_day": .text("paced")]) { a, _ in a }
         var events = wakingViews(0, days: 0 ..< 3)
         events += budgetRequests(every: bpMinute, from: 3 * bpDay, until: 4 * bpDay + 7 * bpHour)
         events.sort { $0.time < $1.time }
@@ -50,10 +68,44 @@ func wakingViews(_ instance: Int, days: Range<Int>) -> [BudgetEvent] {
         #expect(ios.count == 46 && ios.last! < 3 * bpDay + bpHour)
     }
 
-    /// Before any view the day starts at the run's start and the budget is released
+    /// Paced, a request refused because the released part is spent is retried when the
+    /// next grant is released, not after the 15-minute retry: with views even from 07:00
+    /// to 23:00 and k grants spent, that is 07:00 + k · 16 h / B (about 21 and 18 minutes
+    /// apart here, never 15). A request at that time is granted.
+    @Test(arguments: 0 ..< cases.count)
+    func pacedRefusalRetriesAtTheRelease(_ k: Int) throws {
+        let (name, greedy, b) = Self.cases[k]
+        let values = greedy.merging(["budget_day": .text("paced")]) { a, _ in a }
+        let start = 3 * bpDay + 7 * bpHour
+        let policy = try makeBudget(name, values)
+        var events = wakingViews(0, days: 0 ..< 3)
+        events += budgetRequests(every: bpMinute, from: start, until: start + bpHour)
+        // By 08:00, ⌊B / 16⌋ + 1 granted; each later request is asked at the time its
+        // refusal gave, and granted there.
+        var spent = grantTimes(driveBudget(policy, instances: 1, events)).count
+        #expect(spent == b / 16 + 1)
+        var now = start + bpHour
+        var retries = 0
+        while spent < b && now < start + 16 * bpHour {
+            guard case .deferUntil(let at, let why) = policy.decide(instance: 0, reason: .timeline, at: now) else {
+                Issue.record("\(name): expected a deferral at \(now)")
+                return
+            }
+            #expect(why == .notYetReleased)
+            let release = start + (Int64(spent) * 16 * bpHour + Int64(b) - 1) / Int64(b)
+            #expect(at >= release && at <= release + 1000, "\(name): retry at \(at), released at \(release)")
+            #expect(policy.decide(instance: 0, reason: .timeline, at: at) == .grant, "\(name) at \(at)")
+            spent += 1
+            now = at + 1
+            retries += 1
+        }
+        #expect(retries > 20)
+    }
+
+    /// Before any view the day starts at the run's start; paced, the budget is released
     /// evenly over 24 hours: ios_like's 40 on day 0 are not all spent by 03:20.
     @Test func dayZeroReleasesEvenly() throws {
-        let grants = grantTimes(driveBudget(try makeBudget("ios_like"), instances: 1,
+        let grants = grantTimes(driveBudget(try makeBudget("ios_like", ["budget_day": .text("paced")]), instances: 1,
                                             budgetRequests(every: bpMinute, until: bpDay)))
         #expect(grants.count == 40)
         for h in 1 ... 24 {

@@ -98,7 +98,7 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         events.sort { $0.time < $1.time }
         let policy = try Self.make(["learning_period": .duration(0)])
         let outcomes = driveBudget(policy, instances: perDay.count, events)
-        let expected = [55, 40, 49, 70, 70] // 40 + ⌊30 × min(1, v / 100)⌋
+        let expected = [30, 5, 21, 70, 55] // 5 + ⌊65 × min(1, v / 130)⌋
         for i in perDay.indices {
             #expect(grantTimes(outcomes, instance: i).count == expected[i], "instance \(i)")
             #expect(policy.budget(of: i, at: 7 * bpDay) == expected[i])
@@ -111,21 +111,21 @@ func skewViews(_ events: [BudgetEvent]) -> [BudgetEvent] {
         for e in dailyViews(0, 100, days: 0 ..< 1) + dailyViews(1, 700, days: 0 ..< 1) {
             policy.didView(instance: e.instance, at: e.time)
         }
-        #expect(policy.budget(of: 0, at: 0) == 40) // bpDay 0 after learning: min
-        #expect(policy.budget(of: 0, at: bpDay) == 70) // 100 / 1 bpDay
-        #expect(policy.budget(of: 0, at: 2 * bpDay) == 55) // 100 / 2 days
-        #expect(policy.budget(of: 1, at: 7 * bpDay + 1) == 70) // 700 / 7
-        #expect(policy.budget(of: 1, at: 8 * bpDay) == 40) // bpDay 0 has left the week
+        #expect(policy.budget(of: 0, at: 0) == 5) // bpDay 0 after learning: min
+        #expect(policy.budget(of: 0, at: bpDay) == 55) // 100 / 1 bpDay: 5 + ⌊65 × 100 / 130⌋
+        #expect(policy.budget(of: 0, at: 2 * bpDay) == 30) // 100 / 2 days
+        #expect(policy.budget(of: 1, at: 7 * bpDay + 1) == 55) // 700 / 7
+        #expect(policy.budget(of: 1, at: 8 * bpDay) == 5) // bpDay 0 has left the week
         for e in dailyViews(2, 100, days: 8 ..< 9) { policy.didView(instance: e.instance, at: e.time) }
-        #expect(policy.budget(of: 2, at: 8 * bpDay + bpHour) == 40) // today's views count tomorrow
-        #expect(policy.budget(of: 2, at: 9 * bpDay) == 44) // 100 / 7 = 14.28 → 40 + ⌊30 × 0.1428⌋
+        #expect(policy.budget(of: 2, at: 8 * bpDay + bpHour) == 5) // today's views count tomorrow
+        #expect(policy.budget(of: 2, at: 9 * bpDay) == 12) // 100 / 7 = 14.28 → 5 + ⌊65 × 0.1098⌋
     }
 
     @Test func learningPeriodEndsOnTime() throws {
         let policy = try Self.make(["learning_period": .duration(12 * bpHour)])
         policy.begin(instances: 1)
         #expect(policy.budget(of: 0, at: 12 * bpHour - 1) == 70)
-        #expect(policy.budget(of: 0, at: 12 * bpHour) == 40)
+        #expect(policy.budget(of: 0, at: 12 * bpHour) == 5)
     }
 
     @Test func spacingRefusalRetriesAtItsEnd() throws {

@@ -90,11 +90,14 @@ import WidgetSimReports
         // From 725 min to 1435 min: 72, the window still holding the 20 grants.
         #expect(r.counts[.quotaExhausted] == 72)
         #expect(r.counts[.notYetReleased] == 0)
-        // Days that follow the person's views release the budget through the day: early
-        // requests find only part of it released.
-        let person = try reasons(steady(choice("view_weighted", values), days: 2))
+        // Paced days release the budget through the day: early requests find only part
+        // of it released. Greedy days (the default) never answer that.
+        let person = try reasons(steady(choice("view_weighted", values.merging(["budget_day": .text("paced")]) { a, _ in a }), days: 2))
         expectConsistent(person, days: 2)
         #expect(person.counts[.notYetReleased]! > 0)
+        let greedy = try reasons(steady(choice("view_weighted", values), days: 2))
+        expectConsistent(greedy, days: 2)
+        #expect(greedy.counts[.notYetReleased] == 0)
     }
 
     @Test func iosLikeAnswersQuotaExhaustedAndTotalCap() throws {
@@ -111,10 +114,14 @@ import WidgetSimReports
         #expect(capped.counts[.totalCap] == Int64(2 * (143 - 20)))
         #expect(capped.counts[.quotaExhausted] == 0)
         #expect(capped.counts[.totalCap] == capped.asked[.totalCap])
-        // Days that follow the person's views release the day's balance through the day.
-        let person = try reasons(steady(choice("ios_like", ["initial_per_day": .number(30)]), days: 2))
+        // Paced days release the day's balance through the day; greedy ones (the default)
+        // never answer that.
+        let person = try reasons(steady(choice("ios_like", ["initial_per_day": .number(30), "budget_day": .text("paced")]), days: 2))
         expectConsistent(person, days: 2)
         #expect(person.counts[.notYetReleased]! > 0)
+        let greedy = try reasons(steady(choice("ios_like", ["initial_per_day": .number(30)]), days: 2))
+        expectConsistent(greedy, days: 2)
+        #expect(greedy.counts[.notYetReleased] == 0)
     }
 
     /// `predictive` defers a timeline request while no view is near as

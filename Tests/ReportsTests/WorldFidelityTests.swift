@@ -250,6 +250,10 @@ import WidgetSimSampling
 
     // MARK: - StandBy
 
+    /// StandBy display refreshes come at the system's rate (MODEL §2), free. Each is a
+    /// reload, so a widget asking every 30 minutes never comes due in StandBy: the
+    /// refresh every 15 minutes comes first (`SystemRateTests` has a widget whose own
+    /// requests do).
     @Test func standByGlancesHappenAndItsDisplayRefreshesAreFree() throws {
         var standBy = StandByModel()
         standBy.startHour = 23
@@ -278,8 +282,8 @@ import WidgetSimSampling
                 glances += counts[d, .standByViews]
                 standByReloads += counts[d, widget: 0, .reloadStandBy]
             }
-            // Every 30 min in 6 + 7 + 7 + 1 hours, less the phases lost at midnights: over 30.
-            #expect(standByReloads >= 30, "\(standByReloads)")
+            // At each period's start and every 15 min in it: 24 + 28 + 28 + 4.
+            #expect(standByReloads == 84, "\(standByReloads)")
         }
         // Glances: Poisson, 2 an hour over 6 + 7 + 7 + 1 hours per person.
         let expected = 2.0 * 21 * Double(s.people)

@@ -18,7 +18,7 @@ import WidgetSimModel
         "    interest: {base: 0.2}",
         "    timeline: {horizon: 1h}",
         "stack: {members: [weather, maps], widget_suggestions: true, suggestable: [music]}",
-        "person: {standby: {start_hour: 22.5, spread: 1h, length: {median: 8h}, views_per_hour: 1}}",
+        "person: {standby: {start_hour: 22.5, spread: 1h, length: {median: 8h}, views_per_hour: 1, refresh_interval: 30m}}",
         after: 10)
 
     @Test func theKeysReadIntoTheModel() throws {
@@ -34,6 +34,7 @@ import WidgetSimModel
         let standBy = try #require(s.person.standBy)
         #expect(standBy.startHour == 22.5 && standBy.spreadMs == 3_600_000 && standBy.medianMs == 8 * 3_600_000)
         #expect(standBy.sigma == StandByModel().sigma && standBy.viewsPerHour == 1)
+        #expect(standBy.refreshIntervalMs == 30 * 60_000 && StandByModel().refreshIntervalMs == 15 * 60_000)
         #expect(try parse(minimal).stack.widgetSuggestions == false)
         #expect(try parse(minimal(adding: "person: {standby: {}}")).person.standBy == StandByModel())
     }
@@ -41,6 +42,9 @@ import WidgetSimModel
     @Test func badValuesAreLocated() {
         #expect(problems(minimal(adding: "person: {standby: {start_hour: 24}}")) == [
             "test.yaml:13:32: person.standby.start_hour: must be less than 24, got 24",
+        ])
+        #expect(problems(minimal(adding: "person: {standby: {refresh_interval: 30s}}")) == [
+            "test.yaml:13:38: person.standby.refresh_interval: must be at least 1m (each refresh reloads every widget), got 30s",
         ])
         #expect(problems(minimal(inserting: "    donated_configurations: [{configuration: {a: b}, weight: 0}]", after: 10)) == [
             "test.yaml:11:62: widgets[0].donated_configurations[0].weight: must be positive, got 0",

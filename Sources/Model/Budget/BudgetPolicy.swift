@@ -19,8 +19,8 @@ public enum ReloadReason: Int, CaseIterable, Sendable {
     case audio
     /// The instance was added to the stack: its first reload.
     case widgetAdded
-    /// The system refreshed the display while the phone was in StandBy (a timeline
-    /// policy coming due during a StandBy period).
+    /// The system refreshed the display while the phone was in StandBy, at the system's
+    /// rate (`StandByModel.refreshIntervalMs`), whatever the widget's reload policy.
     case standBy
 
     /// Whether the reload is charged to the instance's budget (Apple, "Keeping a

@@ -6,12 +6,15 @@ import WidgetSimKernel
 ///
 /// Rule:
 /// - with `budget_day: person` (the default), budget days start at the person's usual
-///   first view of the day and release each instance's budget through the day in
-///   proportion to the views expected so far (`PersonDay`): a charged request is
-///   granted only while the instance has spent fewer than the released part. With
-///   `budget_day: midnight` (the rule before; for comparison), days start at every
-///   24 h boundary t = k · 24 h from the scenario's start and the whole balance is
-///   available at once.
+///   first view of the day (`PersonDay`) and the whole balance is available at once,
+///   spent greedily (MODEL §4 "Budget days"): an instance asking more often than its
+///   budget allows runs dry before the day ends, in the evening for one viewed all day
+///   and asking every 15 minutes, and stays stale until the next day's start or a free
+///   reload. With `budget_day: paced` (a design of our own, for comparison) the same
+///   days release each instance's budget through the day in proportion to the views
+///   expected so far: a charged request is granted only while the instance has spent
+///   fewer than the released part. With `budget_day: midnight`, days start at every
+///   24 h boundary t = k · 24 h from the scenario's start, the whole balance at once.
 /// - at the start and at the start of every budget day, each instance's balance is set
 ///   (not added) to its budget b. On day 0 there is no
 ///   history and b = `initial_per_day`. Later, with v the instance's average daily
@@ -30,9 +33,11 @@ import WidgetSimKernel
 /// - a charged request is granted iff the instance's balance is ≥ 1, which spends 1.
 /// - at zero it is refused through `RefusalRule` with no earliest time; both retries
 ///   default to 900 s (15 min), as `dasd` reschedules a refused refresh. The reason
-///   code is `not_yet_released` when the balance is not spent but its part released so
-///   far is; otherwise `total_cap` when the total cap scaled the instance's budget of
-///   the day down, else `quota_exhausted`.
+///   code is `total_cap` when the total cap scaled the instance's budget of the day
+///   down, else `quota_exhausted`.
+/// - paced, a request refused while the balance is not spent but its part released so
+///   far is (`not_yet_released`) is retried when the next grant is released
+///   (`PersonDay.nextRelease`), not after the retry delay; dropped when the rule drops.
 ///
 /// Source: calibration from a decompiled iOS 26.1 `dasd` (unofficial, reverse-engineered):
 /// budget ≈ 7-day average daily views, 1:1 up to 30, sub-linear above, per widget in
@@ -58,15 +63,16 @@ public final class IOSLikeBudget: BudgetPolicy {
         "delay before a refused background request is asked again, or `drop`")
 
     public static let budgetDay = ParameterSpec(
-        "budget_day", .choice(["person", "midnight"]), default: .text("person"),
-        "`person`: days from the person's usual first view, budget released with the views expected so far; "
+        "budget_day", .choice(["person", "paced", "midnight"]), default: .text("person"),
+        "`person`: days from the person's usual first view, whole budget at once (spent greedily, as phones do); "
+            + "`paced`: the same days, budget released with the views expected so far (ours); "
             + "`midnight`: days from midnight, whole budget at once")
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "ios_like",
         summary: "(unofficial) Daily budget ≈ 7-day average daily views (1:1 up to 30, square root above), "
             + "in [1, 50] per instance and 750 a day in total, refilled every 24 h from the person's usual first view and "
-            + "released with the views expected so far; at zero, retried in 900 s.",
+            + "spent greedily; at zero, retried in 900 s.",
         source: "calibration from a decompiled iOS 26.1 `dasd` (reverse-engineered, unofficial); days that follow "
             + "the person's: Apple, WidgetKit \"tunes the 24-hour window to the user's daily usage pattern\"",
         unofficial: true,
@@ -172,12 +178,14 @@ public final class IOSLikeBudget: BudgetPolicy {
     }
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        if budgetDay == .person {
+        if budgetDay != .midnight {
             if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
-            let b = budgets[instance]
-            guard b - balances[instance] < personDay.released(b, at: now) else {
-                let why: RefusalReason = balances[instance] >= 1 ? .notYetReleased : capped[instance] ? .totalCap : .quotaExhausted
-                return refusal.refuse(reason, at: now, because: why)
+            if budgetDay == .paced && balances[instance] >= 1 {
+                let b = budgets[instance], spent = b - balances[instance]
+                if spent >= personDay.released(b, at: now) {
+                    return refusal.refuse(reason, at: now, because: .notYetReleased)
+                        .retried(at: personDay.nextRelease(of: b, spent: spent, after: now))
+                }
             }
         } else {
             catchUp(now)
@@ -195,7 +203,7 @@ public final class IOSLikeBudget: BudgetPolicy {
     public var observes: BudgetObservations { [.views, .additions] }
 
     public func didAdd(instance: Int, at now: SimTime) {
-        if budgetDay == .person {
+        if budgetDay != .midnight {
             if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
         } else {
             catchUp(now)
@@ -206,7 +214,7 @@ public final class IOSLikeBudget: BudgetPolicy {
     }
 
     public func didView(instance: Int, at now: SimTime) {
-        if budgetDay == .person { personDay.recordView(at: now) } else { catchUp(now) }
+        if budgetDay != .midnight { personDay.recordView(at: now) } else { catchUp(now) }
         views.record(instance, day: DailyViewCounts.day(of: now))
     }
 }

@@ -1,10 +1,13 @@
 import WidgetSimKernel
 
-/// How a budget policy cuts time into budget days.
+/// How a budget policy cuts time into budget days, and when a day's budget may be spent.
 public enum BudgetDayRule: String, Sendable, CaseIterable {
-    /// Days that start at the person's usual first view, with the day's budget released
-    /// through the day in proportion to the views expected so far (`PersonDay`).
+    /// Days that start at the person's usual first view (`PersonDay`), the whole budget
+    /// available at once and spent greedily, as phones do (MODEL §4 "Budget days").
     case person
+    /// The same days, with the day's budget released through the day in proportion to
+    /// the views expected so far (`PersonDay.released`): a design of our own.
+    case paced
     /// A rolling 24-hour window, the whole budget available at once.
     case rolling
     /// Days from midnight of the run's time zone (simulation days), the whole budget
@@ -29,13 +32,15 @@ public enum BudgetDayRule: String, Sendable, CaseIterable {
 /// - Budget day k starts at the first time `now` with ⌊(now − anchor) / 24 h⌋ = k
 ///   for the anchor learned at the start of now's simulation day; a later anchor
 ///   never reopens a day that has begun.
-/// - Of a budget B, ⌊B · F(τ)⌋ + 1 (at most B) are released τ after the day's start:
-///   the budget follows the views expected so far, with one grant at hand from the
-///   start.
+/// - Paced release (`budget_day: paced`, and `predictive`): of a budget B,
+///   ⌊B · F(τ)⌋ + 1 (at most B) are released τ after the day's start: the budget follows
+///   the views expected so far, with one grant at hand from the start. With k spent, the
+///   next grant is released at the least τ with B · F(τ) ≥ k (`nextRelease`). Greedy
+///   days (`budget_day: person`) release all of B at the day's start.
 ///
 /// Source: Apple, "Keeping a widget up to date" (WidgetKit "tunes the 24-hour window
-/// to the user's daily usage pattern") and WWDC21 "Principles of great widgets"
-/// (budget updates throughout the day); the rule above is our calibration.
+/// to the user's daily usage pattern"); the anchor rule is our calibration, and so is
+/// paced release (phones spend the day's budget greedily, MODEL §4 "Budget days").
 struct PersonDay {
     static let history = 7
     private static let slots = 8
@@ -150,6 +155,40 @@ struct PersonDay {
     /// Of `budget`, what is released at `now` (after `advance(to: now)`).
     func released(_ budget: Int, at now: SimTime) -> Int {
         min(budget, Int((Double(budget) * share(after: now - dayStart)).rounded(.down)) + 1)
+    }
+
+    /// The first time after `now` at which more than `spent` of `budget` is released
+    /// (after `advance(to: now)`; `spent` < `budget`): the least τ with
+    /// B · F(τ) ≥ `spent`, F inverted hour by hour, then checked against `released`
+    /// (a few milliseconds on where rounding left it short). At most the day's end,
+    /// where the next day begins.
+    func nextRelease(of budget: Int, spent: Int, after now: SimTime) -> SimTime {
+        let end = dayStart + Milliseconds.day
+        guard spent < budget else { return end }
+        let goal = Double(spent) / Double(budget)
+        var tau: Int64
+        if total == 0 {
+            tau = Int64((goal * Double(Milliseconds.day)).rounded(.up))
+        } else {
+            // Views from the anchor to τ reach goal · total in the hour where the
+            // cumulative count passes it.
+            let need = goal * Double(total) + atAnchor
+            let first = Int(anchor / Milliseconds.hour)
+            tau = Milliseconds.day
+            for h in first ..< first + 24 {
+                let hourEnd = Int64(h + 1) * Milliseconds.hour
+                guard Double(cumulative[h + 1]) >= need else { continue }
+                let from = max(anchor, Int64(h) * Milliseconds.hour)
+                let inHour = Double(cumulative[h + 1] - cumulative[h])
+                let x = inHour > 0 ? Double(Int64(h) * Milliseconds.hour)
+                    + (need - Double(cumulative[h])) / inHour * Double(Milliseconds.hour) : Double(from)
+                tau = min(hourEnd, max(from, Int64(x.rounded(.up)))) - anchor
+                break
+            }
+        }
+        var t = max(now + 1, dayStart + tau)
+        for _ in 0 ..< 8 where t < end && released(budget, at: t) <= spent { t += 1 }
+        return min(t, end)
     }
 
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {

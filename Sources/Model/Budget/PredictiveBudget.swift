@@ -10,14 +10,14 @@ import WidgetSimKernel
 ///
 /// Rule:
 /// - budget days and the daily budget B of each instance are `ios_like`'s with
-///   `budget_day: person` and the same parameters and defaults (`PersonDay`: days start
+///   `budget_day: paced` and the same parameters and defaults (`PersonDay`: days start
 ///   at the person's usual first view; B from the instance's average daily views over
 ///   the previous min(7, k) days, 1:1 up to `linear_up_to`, a square root above, in
 ///   [1, `per_instance_max`], `initial_per_day` before any history, scaled down when the
 ///   person's budgets sum to more than `total_per_day`). A grant spends 1; at most B are
 ///   granted in a budget day, and by τ after the day's start at most ⌊B · F(τ)⌋ + 1
-///   (F: the person's views expected so far, as `ios_like` releases its budget) plus
-///   the reserve for a push.
+///   (F: the person's views expected so far, as `ios_like` releases its budget with
+///   `budget_day: paced`) plus the reserve for a push.
 /// - the reserve R = min(round(`push_reserve` · B), ⌈n⌉), with n the instance's
 ///   background requests (granted or not) per day over its past days (round(
 ///   `push_reserve` · B) on its first day). Timeline requests may spend up to B − R of

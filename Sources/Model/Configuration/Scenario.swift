@@ -182,14 +182,21 @@ public struct PersonModel: Sendable {
 /// Night d's period starts at local midnight of day d + `startHour` hours − `spreadMs`/2
 /// + U·`spreadMs` (U uniform) and lasts a log-normal time (`medianMs`, `sigma`), cut
 /// short at the next night's start. During it the person glances at the widgets
-/// `viewsPerHour` times an hour (Poisson), beside the ordinary views, and the
-/// system's display refreshes (timeline reloads coming due) are free.
+/// `viewsPerHour` times an hour (Poisson), beside the ordinary views, and the system
+/// refreshes the display of every widget at the period's start and every
+/// `refreshIntervalMs` after it while the period lasts: free reloads (reason `standBy`)
+/// whose number depends on the system's rate alone, never on the widget's own reload
+/// policy (MODEL §2). The widget's own timeline requests are charged as at any time.
 public struct StandByModel: Sendable, Hashable {
     public var startHour: Double = 23
     public var spreadMs: Int64 = 2 * Milliseconds.hour
     public var medianMs: Int64 = 7 * Milliseconds.hour
     public var sigma: Double = 0.15
     public var viewsPerHour: Double = 0.5
+    /// The system's display refresh interval in StandBy. 15 minutes is our calibration
+    /// (Apple documents no rate; it is the shortest interval Apple gives for a frequently
+    /// viewed widget, "every 15 to 60 minutes").
+    public var refreshIntervalMs: Int64 = 15 * Milliseconds.minute
     public init() {}
 }
 

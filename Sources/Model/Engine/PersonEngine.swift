@@ -70,7 +70,6 @@ public final class PersonEngine {
     let pending: FlatBuffer<PendingRequest>
     /// Running audio or navigation sessions per app.
     let audio: FlatBuffer<Int>
-    var inStandBy = false
     /// Each instance's state, one struct per instance.
     let instances: FlatBuffer<InstanceState>
     /// The relevance of every widget's current timeline, and its history entries.
@@ -151,7 +150,8 @@ public final class PersonEngine {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
-        queue = SlotQueue(slots: 2 * widgets.count)
+        queue = SlotQueue(slots: 2 * widgets.count + 1)
+        standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
         instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
@@ -184,13 +184,16 @@ public final class PersonEngine {
     /// The requests the policies schedule (`PersonEvent`), in two slots per instance:
     /// each instance's timeline request (its next due time, or its pending request when
     /// that holds a timeline request), then its pending request when that holds only a
-    /// background request.
+    /// background request; and a last slot for the next StandBy display refresh.
     let queue: SlotQueue<PersonEvent>
+    /// The system's StandBy display refresh interval.
+    let standByRefreshMs: Int64
     /// The time of the event being handled.
     var now: SimTime = 0
 
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
+    @inline(__always) var standBySlot: Int { 2 &* widgetCount }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     public func run(_ world: PersonWorld) -> PersonCounts {
@@ -199,7 +202,6 @@ public final class PersonEngine {
         counts.reset()
         foreground.reset(count: appCount, to: 0)
         audio.reset(count: appCount, to: 0)
-        inStandBy = false
         suggestions?.reset()
         for w in 0 ..< widgetCount {
             instances[w] = InstanceState()
@@ -305,6 +307,8 @@ public final class PersonEngine {
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day)
+        case .standByRefresh:
+            standByRefresh(at: t, day: day)
         }
     }
 
@@ -376,12 +380,21 @@ public final class PersonEngine {
             audio[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "audio or navigation session ends")
         case .standByStart:
-            inStandBy = true
-            traceEvent(t, p, widget: -1, "StandBy: display refreshes are free")
+            traceEvent(t, p, widget: -1, "StandBy: the system refreshes the display, free")
+            queue.schedule(at: t, rank: 6, slot: standBySlot, .standByRefresh)
         case .standByEnd:
-            inStandBy = false
+            queue.cancel(slot: standBySlot)
             traceEvent(t, p, widget: -1, "StandBy ends")
         }
+    }
+
+    /// A StandBy display refresh at `t`: every widget reloads, free, and the next refresh
+    /// comes one interval on (cancelled when StandBy ends). The widget's own reload
+    /// policy plays no part (MODEL §2).
+    @inline(never)
+    func standByRefresh(at t: SimTime, day: Int) {
+        for x in 0 ..< widgetCount { request(x, .standBy, at: t, day: day) }
+        queue.schedule(at: t + standByRefreshMs, rank: 6, slot: standBySlot, .standByRefresh)
     }
 
     /// The intent `session` donates (kept out of `run`'s loop, where the world's items
@@ -409,12 +422,10 @@ public final class PersonEngine {
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
     /// by calling `reload`: for the timeline requests from the queue, most of the events.
     @inline(__always)
-    func request(_ w: Int, _ asked: ReloadReason, at t: SimTime, day: Int,
+    func request(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int,
                  reloadInLine: Bool = false) {
-        // An instance not yet added does not exist; in StandBy the system's display
-        // refreshes (timeline reloads) are free.
+        // An instance not yet added does not exist.
         if anyAdded && t < addedAt[w] { return }
-        let reason = inStandBy && asked == .timeline ? ReloadReason.standBy : asked
         guard reason.isCharged else {
             reload(w, reason, charged: false, at: t, day: day)
             return

@@ -17,17 +17,19 @@ import WidgetSimKernel
 /// | 3 | push | follows the change it announces |
 /// | 4 | session end, audio session end, StandBy end | an app leaves the foreground before another arrives |
 /// | 5 | session start, audio session start, StandBy start | |
-/// | 6 | reload request (timeline due, deferred retry) | |
+/// | 6 | reload request (timeline due, deferred retry, StandBy display refresh) | |
 /// | 7 | home-screen view | a view sees everything else that happened at its instant |
 public enum PersonEvent: Sendable {
     /// Widget instance `w`'s timeline asks to be reloaded (or its refused request retries).
     case timelineDue(Int32)
     /// A deferred background request of instance `w` is asked again.
     case backgroundRetry(Int32)
+    /// In StandBy, the system refreshes the display of every widget (`StandByModel`).
+    case standByRefresh
 
     var rank: UInt8 {
         switch self {
-        case .timelineDue, .backgroundRetry: 6
+        case .timelineDue, .backgroundRetry, .standByRefresh: 6
         }
     }
 }

@@ -62,6 +62,8 @@ enum Bounds {
     static let audioSessionsPerDay = NumberRule.positive(atMost: 1_000)
     /// `standby.views_per_hour`: each is an event and a stored view.
     static let standByViewsPerHour = NumberRule.nonNegative(atMost: 600)
+    /// `standby.refresh_interval`: each refresh reloads every widget.
+    static let standByRefreshMinimumMs = Milliseconds.minute
     /// A donated configuration's `weight` (only ratios matter).
     static let donationWeight = NumberRule.positive(atMost: 1e6)
     /// `trips_per_day`: each trip is two changes of zone, each a reload of every widget.

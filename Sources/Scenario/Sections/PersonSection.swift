@@ -45,12 +45,13 @@ extension ScenarioReader {
         return model
     }
 
-    /// `standby: {start_hour, spread, length, views_per_hour}`, every key optional
-    /// (`standby: {}` is StandBy with the defaults).
+    /// `standby: {start_hour, spread, length, views_per_hour, refresh_interval}`, every
+    /// key optional (`standby: {}` is StandBy with the defaults).
     func standBy(_ node: Node, _ path: String) -> StandByModel? {
         var model = StandByModel()
-        guard let f = fields(node, path, keys: ["start_hour", "spread", "length", "views_per_hour"],
-                             what: "{start_hour, spread, length, views_per_hour}", nullIsEmpty: true) else { return nil }
+        guard let f = fields(node, path, keys: ["start_hour", "spread", "length", "views_per_hour", "refresh_interval"],
+                             what: "{start_hour, spread, length, views_per_hour, refresh_interval}",
+                             nullIsEmpty: true) else { return nil }
         let before = issues.count
         if let node = f["start_hour"], let v = number(node, f.path("start_hour"), .nonNegative) {
             if v >= 24 {
@@ -70,6 +71,14 @@ extension ScenarioReader {
             (model.medianMs, model.sigma) = logNormal(node, f.path("length"), defaults: (model.medianMs, model.sigma))
         }
         if let v = f.read("views_per_hour", { number($0, $1, Bounds.standByViewsPerHour) }) { model.viewsPerHour = v }
+        if let node = f["refresh_interval"], let v = duration(node, f.path("refresh_interval"), positive: true) {
+            if v < Bounds.standByRefreshMinimumMs {
+                report("must be at least 1m (each refresh reloads every widget), got \(Self.scalarText(node) ?? "")",
+                       at: node, path: f.path("refresh_interval"))
+            } else {
+                model.refreshIntervalMs = v
+            }
+        }
         return issues.count == before ? model : nil
     }
 
