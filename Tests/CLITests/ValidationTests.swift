@@ -178,8 +178,106 @@ struct ValidationCheck: Sendable {
 }
 
 extension ValidationCheck {
-    static let all: [ValidationCheck] = [freeReloads, relevanceScale, rotationLimits, referenceAccuracy, referenceStale,
-                                         referenceTimeline]
+    static let all: [ValidationCheck] = [frequentWidget, frequentSpacing, rarelyViewed, eveningFreeze, freezeCure,
+                                         standbyRate, freeReloads, relevanceScale, rotationLimits, referenceAccuracy,
+                                         referenceStale, referenceTimeline]
+
+    static let rarelyViewedRun = [["run", "scenarios/validation/rarely-viewed.yaml",
+                                   "--out", "reports/validation/rarely-viewed"]]
+
+    /// Charged reloads per measured day of one widget under one budget, over every person.
+    static func chargedPerDay(_ runs: Runs, budget: String, widget: String) throws -> Double {
+        let rows = try runs.rows("widget_days.csv").filter {
+            $0["budget"] == budget && $0["widget"] == widget && $0["warmup"] == "0"
+        }
+        try #require(!rows.isEmpty, "no widget_days rows for \(budget) \(widget)")
+        return rows.reduce(0) { $0 + (Double($1["reloads_charged"] ?? "") ?? .nan) } / Double(rows.count)
+    }
+
+    /// A widget seen at every view gets 40–70 charged reloads a day under `view_weighted`.
+    static let frequentWidget = ValidationCheck(
+        id: "frequent-widget", commands: rarelyViewedRun,
+        expected: 40 ... 70, expectedText: "40 … 70", decimals: 1,
+        measure: { runs in try chargedPerDay(runs, budget: "view_weighted", widget: "favourite") })
+
+    /// … which is one charged reload every 15 to 60 minutes: the day's minutes over them.
+    static let frequentSpacing = ValidationCheck(
+        id: "frequent-spacing", commands: rarelyViewedRun,
+        expected: 15 ... 60, expectedText: "15 … 60", decimals: 1,
+        measure: { runs in 1440 / (try chargedPerDay(runs, budget: "view_weighted", widget: "favourite")) })
+
+    /// Widgets seen rarely or never get well below 40: the larger of the two.
+    static let rarelyViewed = ValidationCheck(
+        id: "rarely-viewed", commands: rarelyViewedRun,
+        expected: 0 ... 20, expectedText: "≤ 20", decimals: 1,
+        measure: { runs in
+            max(try chargedPerDay(runs, budget: "view_weighted", widget: "occasional"),
+                try chargedPerDay(runs, budget: "view_weighted", widget: "forgotten"))
+        })
+
+    static let eveningRun = [["run", "scenarios/validation/evening-freeze.yaml", "--trace",
+                              "reports/validation/evening-freeze.csv", "--out", "reports/validation/evening-freeze"]]
+
+    /// The stale shares of `ios_like`'s views from day 1 (the first budget day ends on
+    /// day 1): 08–12 h, 19–23 h, and 19–23 h within 10 minutes after the app was opened.
+    static func eveningShares(_ runs: Runs, budget: String) throws -> (morning: Double, evening: Double, opened: Double) {
+        var lastOpened: [String: Double] = [:]
+        var counts = [0.0, 0, 0], stale = [0.0, 0, 0]
+        for row in try runs.trace() where row["budget"] == budget {
+            guard let t = Double(row["time_seconds"] ?? ""), let person = row["person"] else { continue }
+            if row["event"] == "session_start" { lastOpened[person] = t }
+            guard row["event"] == "view", t >= 86_400 else { continue }
+            let hour = Int(t.truncatingRemainder(dividingBy: 86_400) / 3_600)
+            let isStale = (row["decision"] ?? "").contains(", stale") ? 1.0 : 0
+            if (8 ..< 12).contains(hour) { counts[0] += 1; stale[0] += isStale }
+            if (19 ..< 23).contains(hour) {
+                counts[1] += 1; stale[1] += isStale
+                if let opened = lastOpened[person], t - opened <= 600 { counts[2] += 1; stale[2] += isStale }
+            }
+        }
+        try #require(counts.allSatisfy { $0 > 0 }, "no views in some window: \(counts)")
+        return (stale[0] / counts[0], stale[1] / counts[1], stale[2] / counts[2])
+    }
+
+    /// The evening freeze: `ios_like`'s evening stale share less its morning one.
+    static let eveningFreeze = ValidationCheck(
+        id: "evening-freeze", commands: eveningRun,
+        expected: 0.2 ... 1, expectedText: "≥ 0.20", decimals: 2,
+        measure: { runs in
+            let s = try eveningShares(runs, budget: "ios_like")
+            return s.evening - s.morning
+        })
+
+    /// Its cure: the evening stale share in the 10 minutes after opening the app, as a
+    /// share of the evening's.
+    static let freezeCure = ValidationCheck(
+        id: "freeze-cure", commands: eveningRun,
+        expected: 0 ... 0.5, expectedText: "≤ 0.50", decimals: 2,
+        measure: { runs in
+            let s = try eveningShares(runs, budget: "ios_like")
+            return s.opened / s.evening
+        })
+
+    /// StandBy refreshes at the system's rate: the largest relative difference between
+    /// the StandBy refreshes of four widgets with different reload policies.
+    static let standbyRate = ValidationCheck(
+        id: "standby-rate",
+        commands: [["run", "scenarios/validation/standby-rate.yaml", "--out", "reports/validation/standby-rate"]],
+        expected: 0 ... 0, expectedText: "0", decimals: 3,
+        measure: { runs in
+            var spread = 0.0
+            let rows = try runs.rows("widget_days.csv")
+            for budget in Set(rows.compactMap { $0["budget"] }) {
+                var byWidget: [String: Double] = [:]
+                for row in rows where row["budget"] == budget {
+                    byWidget[row["widget"] ?? "", default: 0] += Double(row["reloads_standby"] ?? "") ?? .nan
+                }
+                try #require(byWidget.count == 4 && byWidget.values.allSatisfy { $0 > 0 }, "\(budget): \(byWidget)")
+                let most = byWidget.values.max()!, least = byWidget.values.min()!
+                spread = max(spread, (most - least) / most)
+            }
+            return spread
+        })
 
     /// Every free reason reloads while a one-a-day budget is spent: the smallest count of
     /// the seven free reasons, and charged reloads that are not timeline or background
