@@ -32,8 +32,9 @@ import WidgetSimSampling
 /// of another member is a loss; the lift carries that on its own strength.
 ///
 /// boost(m) = max(0, 2 · pct(m) − 1), pct the mid-rank percentile of the member's
-/// current relevance within its own past scores (0 with no current score or one ≤ 0):
-/// only a score high *for that widget* lifts it, so a widget that always gives the same
+/// current relevance within its own past scores (0 with no current score or one ≤ 0; 1
+/// at a peak, `StackHistory.percentile`, so a widget at its highest score gets the
+/// whole boost): only a score high *for that widget* lifts it, so a widget that always gives the same
 /// score, or sits at its usual baseline, gets no boost. The boost counts only once the
 /// current score has been in force for `relevance_delay`: a rotated-in widget is held
 /// for the governor's 15–30 minutes and may rotate in only a few times a day, so a
