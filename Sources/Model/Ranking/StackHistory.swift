@@ -58,8 +58,8 @@ public final class StackHistory {
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
     public internal(set) var currentRelevance: [Double?] = []
-    /// Each member's past relevance scores (every relevance entry of its timelines, each
-    /// once, `RelevanceTimelines`) as their distinct values in increasing order, with how
+    /// Each member's past relevance scores (every relevance entry of its timelines dated
+    /// up to now, each once, `RelevanceTimelines`) as their distinct values in increasing order, with how
     /// many times each was recorded. Scores come from a scenario's finite lists
     /// (a constant, a baseline, levels), so a member has few distinct values however long
     /// its history: recording is O(distinct) and usually one increment.

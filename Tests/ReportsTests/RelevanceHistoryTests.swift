@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import WidgetSimKernel
+import WidgetSimModel
+import WidgetSimReports
+import WidgetSimSampling
+
+/// A ranking that forwards to another and records, at each view, what it was shown of
+/// member `member` (its current relevance and the size of its history) and its proposal.
+final class HistoryProbe: RankingPolicy {
+    let inner: any RankingPolicy
+    let member: Int
+    var seen: [(time: SimTime, current: Double?, entries: Int, top: Int)] = []
+    init(_ inner: any RankingPolicy, member: Int) {
+        self.inner = inner
+        self.member = member
+    }
+    func begin(members: Int, stream: RandomStream) {
+        seen.removeAll()
+        inner.begin(members: members, stream: stream)
+    }
+    func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
+        inner.rank(view, history: history, order: &order)
+        seen.append((view.time, history.currentRelevance[member], history.relevanceCount(member: member), order[0]))
+    }
+    func observe(_ outcome: ViewOutcome, history: StackHistory) { inner.observe(outcome, history: history) }
+    func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
+        inner.observeDonation(member: member, at: time, hour: hour, weekday: weekday)
+    }
+}
+
+/// A widget's relevance history by entry date, and what the rankings make of it over
+/// weeks (MODEL §5 "Relevance history", "Duration 0").
+@Suite struct RelevanceHistoryTests {
+    static let rankings = ["relevance", "hybrid", "ios_like", "empirical_bayes"]
+
+    /// A weather widget with a constant score, and a calendar whose meetings raise its
+    /// score `lead` before them.
+    func stack(
+        horizon: Int64, reload: ReloadPolicy = .atEnd, lead: Int64 = 30 * Milliseconds.minute,
+        duration: Int64 = 30 * Milliseconds.minute, perDay: Double = 4, days: Int = 7, people: Int = 2
+    ) -> Scenario {
+        var content = ContentSpec()
+        content.scheduledPerDay = perDay
+        let calendar = widget("calendar", base: 0.3, reload: reload, horizon: horizon, content: content,
+                              relevance: .scheduled(score: 10, baseline: 1, leadMs: lead, durationMs: duration))
+        return scenario(people: people, days: days, widgets: [
+            widget("weather", base: 0.3, relevance: .constant(score: 1)), calendar,
+        ], rankings: Self.rankings.map { PolicyChoice(name: $0) })
+    }
+
+    /// What every view of `person` shows `name` of the calendar, and the rotations by day.
+    func views(_ s: Scenario, _ name: String, person: Int = 0)
+        throws -> (seen: [(time: SimTime, current: Double?, entries: Int, top: Int)], rotations: [Int64]) {
+        let probe = HistoryProbe(RankingPolicies.named(name)!.make(PolicyParameters()), member: 1)
+        let (_, _, counts) = try simulateWorld(s, person: person, ranking: probe)
+        return (probe.seen, (0 ..< s.days).map { counts[$0, .rotations] })
+    }
+
+    /// At each view the calendar's history holds exactly its entries dated up to the
+    /// view: the opening entry of its first timeline, and per meeting its score from
+    /// `lead` before it and the baseline after it (unless the next meeting's score has
+    /// begun) — none of the entries its 12-hour timelines already hold for later.
+    @Test func theHistoryAtAViewHoldsTheEntriesDatedUpToIt() throws {
+        let lead = 30 * Milliseconds.minute, duration = 30 * Milliseconds.minute
+        let s = stack(horizon: 12 * Milliseconds.hour, days: 3, people: 1)
+        let spy = RecordingBudget(UnlimitedBudget())
+        let probe = HistoryProbe(StaticRanking(), member: 1)
+        let (_, world, _) = try simulateWorld(s, budget: spy, ranking: probe)
+        let c = world.scheduled[1]
+        #expect(c.count > 6)
+        let first = try #require(spy.reloads.first { $0.instance == 1 }?.time)
+        // Every meeting window still open at the first reload, then the rest.
+        let open = c.indices.filter { c[$0] + duration > first }
+        let inside = open.first.map { c[$0] - lead <= first } ?? false
+        var checked = 0
+        for v in probe.seen where v.time >= first {
+            var expected = inside ? 0 : 1
+            for (j, k) in open.enumerated() {
+                if c[k] - lead <= v.time { expected += 1 }
+                let next = j + 1 < open.count ? c[open[j + 1]] - lead : .max
+                if next > c[k] + duration && c[k] + duration <= v.time { expected += 1 }
+            }
+            #expect(v.entries == expected, "view at \(v.time)")
+            checked += 1
+        }
+        #expect(checked > 100)
+    }
+
+    /// The horizon and how often the widget reloads change no ranking's decisions: the
+    /// proposals at every view and the rotations of every day are the same with a 1-hour
+    /// and a 12-hour horizon, and with reloads at the end of each timeline or every 15
+    /// minutes.
+    @Test(arguments: rankings)
+    func horizonAndReloadsChangeNoDecision(name: String) throws {
+        let variants = [
+            stack(horizon: Milliseconds.hour), stack(horizon: 12 * Milliseconds.hour),
+            stack(horizon: 12 * Milliseconds.hour, reload: .after(15 * Milliseconds.minute)),
+        ]
+        for person in 0 ..< 2 {
+            let a = try views(variants[0], name, person: person)
+            #expect(a.rotations.reduce(0, +) > 0, "\(name) rotates")
+            for s in variants.dropFirst() {
+                let b = try views(s, name, person: person)
+                #expect(a.rotations == b.rotations, "\(name), person \(person)")
+                #expect(a.seen.count == b.seen.count)
+                let differ = zip(a.seen, b.seen).first { $0.current != $1.current || $0.entries != $1.entries || $0.top != $1.top }
+                #expect(differ == nil, "\(name), person \(person): first difference at \(differ.map { "\($0.0.time)" } ?? "")")
+            }
+        }
+    }
+
+    /// A calendar alternating its meeting score and its baseline keeps rotating in, in
+    /// the fourth week as in the first, under every ranking that reads relevance.
+    @Test(arguments: rankings)
+    func anAlternatingWidgetKeepsRotatingForFourWeeks(name: String) throws {
+        let s = stack(horizon: 12 * Milliseconds.hour, days: 28, people: 3)
+        var firstWeek: Int64 = 0, lastWeek: Int64 = 0, lastDay: Int64 = 0
+        for person in 0 ..< 3 {
+            let r = try views(s, name, person: person).rotations
+            firstWeek += r[0 ..< 7].reduce(0, +)
+            lastWeek += r[21 ..< 28].reduce(0, +)
+            lastDay += r[27]
+        }
+        #expect(firstWeek > 0, "\(name)")
+        #expect(lastDay > 0, "\(name) on day 27")
+        #expect(2 * lastWeek >= firstWeek, "\(name): \(firstWeek) rotations in week 1, \(lastWeek) in week 4")
+    }
+
+    /// Duration 0 holds a meeting's score until the widget's next relevance entry, which
+    /// comes when the meeting ends and carries the baseline: with the default meeting
+    /// length (30 minutes) it behaves exactly as a duration of 30 minutes, and the
+    /// baseline is shown between meetings.
+    @Test(arguments: rankings)
+    func durationZeroEndsWithTheMeeting(name: String) throws {
+        let zero = stack(horizon: 12 * Milliseconds.hour, duration: 0)
+        let thirty = stack(horizon: 12 * Milliseconds.hour, duration: 30 * Milliseconds.minute)
+        for person in 0 ..< 2 {
+            let a = try views(zero, name, person: person), b = try views(thirty, name, person: person)
+            #expect(a.rotations == b.rotations, "\(name), person \(person)")
+            #expect(a.seen.count == b.seen.count)
+            #expect(zip(a.seen, b.seen).allSatisfy { $0.current == $1.current && $0.entries == $1.entries && $0.top == $1.top })
+            #expect(a.seen.filter { $0.current == 1 }.count > a.seen.count / 2, "the baseline is shown")
+        }
+    }
+}
