@@ -47,7 +47,10 @@ import WidgetSimSampling
             h.recordRelevance(member: 1, score: 1)
         }
         h.currentRelevance = [1, 10, nil]
-        let values: [String: ParameterValue] = name == "empirical_bayes" ? ["relevance_delay": .duration(0)] : [:]
+        // empirical_bayes: a peak's whole boost (× 1 + 2) lifts member 1 (stack share 3/11)
+        // past member 0 (6/11); half of it would only tie.
+        let values: [String: ParameterValue] = name == "empirical_bayes"
+            ? ["relevance_delay": .duration(0), "relevance_weight": .number(2)] : [:]
         // ios_like counts days from the person's first view: 28 days of 4 peaks and 4 baselines.
         let p = makeRanking(name, values, members: 3)
         _ = rankOnce(p, h, time: 0)
