@@ -87,6 +87,69 @@ final class HistoryProbe: RankingPolicy {
         #expect(checked > 100)
     }
 
+    /// With several members whose entries fall due at interleaved dates (a calendar's
+    /// meetings, a news widget's stories and the baselines at their ends), each member's
+    /// history at every view holds exactly its entries dated up to the view: the one
+    /// comparison per view against the earliest date due misses none.
+    @Test func everyMembersEntriesJoinAtTheirDate() throws {
+        let lead = 30 * Milliseconds.minute, meeting = 30 * Milliseconds.minute, story = Milliseconds.hour
+        var news = ContentSpec()
+        news.randomPerDay = 12
+        var meetings = ContentSpec()
+        meetings.scheduledPerDay = 6
+        let s = scenario(people: 1, days: 3, widgets: [
+            widget("weather", base: 0.3, relevance: .constant(score: 1)),
+            widget("calendar", base: 0.3, reload: .atEnd, horizon: 12 * Milliseconds.hour, content: meetings,
+                   relevance: .scheduled(score: 10, baseline: 1, leadMs: lead, durationMs: meeting)),
+            widget("news", base: 0.3, reload: .after(10 * Milliseconds.minute), content: news,
+                   relevance: .breaking(score: 8, baseline: 1, durationMs: story)),
+        ]) { $0.sessionsPerDay = PerPersonRate(mean: 0) }
+        let spy = RecordingBudget(UnlimitedBudget())
+        let calendar = HistoryProbe(StaticRanking(), member: 1), probe = HistoryProbe(calendar, member: 2)
+        let (_, world, _) = try simulateWorld(s, budget: spy, ranking: probe)
+        // The calendar: the opening entry, then per meeting window open at the first
+        // reload its score from its start and the baseline at its end (unless the next
+        // has begun).
+        let c = world.scheduled[1]
+        let first = try #require(spy.reloads.first { $0.instance == 1 }?.time)
+        let open = c.indices.filter { c[$0] + meeting > first }
+        let inside = open.first.map { c[$0] - lead <= first } ?? false
+        func calendarEntries(_ t: SimTime) -> Int {
+            var n = inside ? 0 : 1
+            for (j, k) in open.enumerated() {
+                if c[k] - lead <= t { n += 1 }
+                let next = j + 1 < open.count ? c[open[j + 1]] - lead : .max
+                if next > c[k] + meeting && c[k] + meeting <= t { n += 1 }
+            }
+            return n
+        }
+        // The news: the opening baseline, then per reload that brings news its story, and
+        // the baseline at the story's end unless the next story began before.
+        let changes = world.randomChanges.filter { $0.widget == 2 }.map(\.time)
+        let reloads = spy.reloads.filter { $0.instance == 2 }.map(\.time)
+        var fresh: [SimTime] = []
+        var previous = SimTime.min
+        for r in reloads {
+            if changes.contains(where: { $0 > previous && $0 <= r }) { fresh.append(r) }
+            previous = r
+        }
+        #expect(fresh.count > 10 && fresh.first! > reloads.first!)
+        func newsEntries(_ t: SimTime) -> Int {
+            var n = 1
+            for (i, f) in fresh.enumerated() where f <= t {
+                n += 1
+                let end = f + story
+                if end <= t && (i + 1 == fresh.count || fresh[i + 1] >= end) { n += 1 }
+            }
+            return n
+        }
+        #expect(calendar.seen.count == probe.seen.count && probe.seen.count > 100)
+        for (a, b) in zip(calendar.seen, probe.seen) where a.time >= max(first, reloads[0]) {
+            #expect(a.entries == calendarEntries(a.time), "calendar at \(a.time)")
+            #expect(b.entries == newsEntries(b.time), "news at \(b.time)")
+        }
+    }
+
     /// The horizon and how often the widget reloads change no ranking's decisions: the
     /// proposals at every view and the rotations of every day are the same with a 1-hour
     /// and a 12-hour horizon, and with reloads at the end of each timeline or every 15
