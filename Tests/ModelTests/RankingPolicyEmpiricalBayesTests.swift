@@ -43,18 +43,19 @@ import WidgetSimSampling
     }
 
     /// A score at the top of the widget's own history multiplies its probability by
-    /// 1 + relevance_weight · (2 · pct − 1): with no evidence, member 2 (stack share
-    /// (1/3) / (25/12) = 0.16) boosted by 1 + 2 · (2 · 0.975 − 1) = 2.9 scores 0.464:
-    /// above member 1 (0.24), below member 0 (0.48). With weight 3 (× 3.85 = 0.616) it
-    /// passes member 0 too.
+    /// 1 + relevance_weight · (2 · pct − 1), a peak (its highest score, lower ones in
+    /// its history) at pct 1: with no evidence, member 2 (stack share (1/3) / (25/12) =
+    /// 0.16) boosted with weight 1.5 by 1 + 1.5 · (2 · 1 − 1) = 2.5 scores 0.4: above
+    /// member 1 (0.24), below member 0 (0.48). With weight 3 (× 4 = 0.64) it passes
+    /// member 0 too.
     /// (Without a delay, so the score counts at the first view that shows it.)
     @Test func highRelevanceLiftsAWidget() {
         let history = stackHistory(members: 4)
         for _ in 0 ..< 19 { history.recordRelevance(member: 2, score: 1) }
         history.recordRelevance(member: 2, score: 10)
         history.currentRelevance = [nil, nil, 10, nil]
-        #expect(history.percentile(member: 2, score: 10) == 0.975)
-        let now: [String: ParameterValue] = ["relevance_delay": .duration(0)]
+        #expect(history.percentile(member: 2, score: 10) == 1)
+        let now: [String: ParameterValue] = ["relevance_delay": .duration(0), "relevance_weight": .number(1.5)]
         #expect(rankOnce(makeRanking("empirical_bayes", now, members: 4), history, time: 0) == [0, 2, 1, 3])
         let strong = now.merging(["relevance_weight": .number(3)]) { $1 }
         #expect(rankOnce(makeRanking("empirical_bayes", strong, members: 4), history, time: 0) == [2, 0, 1, 3])

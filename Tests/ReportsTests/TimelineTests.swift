@@ -39,24 +39,25 @@ func simulateWorld(
         return w
     }
 
-    /// Duration 0 keeps a scheduled score until the next relevance: from each change's
-    /// lead on, the score holds until the next change's lead, never the baseline again.
-    @Test func scheduledDurationZeroLastsUntilTheNextRelevance() throws {
-        let lead = 10 * Milliseconds.minute
-        let s = scenario(people: 1, days: 3, widgets: [
-            widget("weather", base: 0.3), calendar(horizon: 24 * Milliseconds.hour, lead: lead, duration: 0),
-        ])
+    /// Duration 0 keeps a scheduled score until the next relevance, the timeline's entry
+    /// at the end of the event (`scheduled_length` after its change), which carries the
+    /// baseline: from each change's lead on, the score holds until the event ends.
+    @Test(arguments: [0, 10, 45, 120]) func scheduledDurationZeroLastsUntilTheEventEnds(lengthMinutes: Int) throws {
+        let lead = 10 * Milliseconds.minute, length = Int64(lengthMinutes) * Milliseconds.minute
+        var w = calendar(horizon: 24 * Milliseconds.hour, lead: lead, duration: 0)
+        w.content.scheduledLengthMs = length
+        let s = scenario(people: 1, days: 3, widgets: [widget("weather", base: 0.3), w])
         let probe = RelevanceProbe()
         let (_, world, _) = try simulateWorld(s, ranking: probe)
         let changes = world.scheduled[1]
         #expect(changes.count > 5)
-        var inWindow = 0
+        var inWindow = 0, outside = 0
         for (t, r) in probe.seen {
-            let started = changes.contains { $0 - lead <= t }
-            #expect(r[1] == (started ? 10 : 1), "view at \(t)")
-            if started { inWindow += 1 }
+            let within = changes.contains { $0 - lead <= t && t < $0 + length }
+            #expect(r[1] == (within ? 10 : 1), "view at \(t)")
+            if within { inWindow += 1 } else { outside += 1 }
         }
-        #expect(inWindow > 50)
+        #expect(inWindow > 5 && outside > 50)
     }
 
     /// Each relevance entry is recorded once: the history at the end is the same with a
@@ -175,8 +176,14 @@ func simulateWorld(
             if story { inStory += 1 }
         }
         #expect(inStory > 50)
-        // Entries: the first timeline's baseline, then a story and the baseline after it per fresh reload.
-        #expect(engine.history.relevanceCount(member: 1) == 1 + 2 * fresh.count)
+        // Entries: the first timeline's baseline, then a story per fresh reload and the
+        // baseline at its end, unless the next story began before (or the run ended).
+        let ended = fresh.indices.filter { i in
+            let end = fresh[i] + duration
+            return end <= s.durationMs && (i + 1 == fresh.count || fresh[i + 1] >= end)
+        }.count
+        #expect(ended < fresh.count, "some stories are cut short")
+        #expect(engine.history.relevanceCount(member: 1) == 1 + fresh.count + ended)
     }
 
     /// Scores drawn from levels give a widget a diverse history: with three levels and a

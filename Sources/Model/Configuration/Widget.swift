@@ -168,6 +168,11 @@ public struct ContentSpec: Sendable, Hashable {
     /// of `scheduledProfile`.
     public var scheduledPerDay: Double = 0
     public var scheduledProfile: [Double] = HourProfile.office
+    /// How long each scheduled event (a meeting) lasts from its change. A `scheduled`
+    /// relevance of duration 0 holds its score until the timeline's entry at the end
+    /// of the event, which carries the baseline (MODEL §5 "Duration 0"); the content
+    /// itself changes only at the event's start. Our choice: a half-hour meeting.
+    public var scheduledLengthMs: Int64 = 30 * Milliseconds.minute
     /// Random changes (e.g. news): Poisson per day with a 24-hour profile; never in a timeline.
     public var randomPerDay: Double = 0
     public var randomProfile: [Double] = HourProfile.flat
@@ -187,8 +192,9 @@ public enum RelevanceSpec: Sendable, Hashable {
     /// Every reload's first entry carries `score` until the next relevance (duration 0).
     case constant(score: Double)
     /// Ahead of each scheduled change: `score` from `leadMs` before it until
-    /// `durationMs` after it (duration 0: until the next change's score begins);
-    /// `baseline` otherwise (calendar).
+    /// `durationMs` after it (duration 0: until the next relevance entry, at the end of
+    /// the event, `ContentSpec.scheduledLengthMs` after the change); `baseline`
+    /// otherwise (calendar).
     case scheduled(score: Double, baseline: Double, leadMs: Int64, durationMs: Int64)
     /// A reload that brings a random change carries `score` for `durationMs`, then
     /// `baseline` (news: breaking stories).

@@ -252,6 +252,7 @@ public final class PersonEngine {
             }
         }
         counts[eventDay, .events] += eventsOfDay
+        relevance.finish(at: end, history: history)
         if !anyAdded { fillMemberViews() }
         staleSpans.finish(lastDay: scenario.days - 1, counts: counts)
         for w in 0 ..< widgetCount where instances[w].exhaustedSince != .max {
@@ -561,8 +562,7 @@ public final class PersonEngine {
                 reloadAt: t, horizon: facts[w].horizon, spacing: facts[w].entrySpacing, changes: predictableChanges(w))
         }
         if facts[w].hasRelevance {
-            relevance.reload(w, at: t, fresh: fresh, coverageEnd: t + facts[w].horizon, scheduled: world.scheduled[w],
-                             history: history)
+            relevance.reload(w, at: t, fresh: fresh, coverageEnd: t + facts[w].horizon, history: history)
         }
     }
 
@@ -687,6 +687,8 @@ public final class PersonEngine {
         if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
         guard plain || n > 0 else { return }
+        // The history holds the relevance entries dated up to now (MODEL §5).
+        if anyMemberRelevance { relevance.recordDue(upTo: t, history: history) }
         if anyAdded {
             seeAddedMembers(at: t, day: day)
         } else {

@@ -7,8 +7,8 @@ import WidgetSimSampling
 ///
 /// with D the donations and S the swipes that ended on the member at hour h, and pct_m
 /// the percentile of its current relevance within its own past scores (0 when it has no
-/// current score or a score ≤ 0). Highest first; equal scores keep the person's order.
-/// When the sum is 0 (smoothing 0 and no counts at this hour) the prior is uniform.
+/// current score or a score ≤ 0; 1 at a peak, `StackHistory.percentile`). Highest
+/// first; equal scores keep the person's order. When the sum is 0 (smoothing 0 and no counts at this hour) the prior is uniform.
 ///
 /// Source: the Smart Stack combines learned behaviour with the relevance apps give
 /// their entries (Apple, WWDC21 "Add intelligence to your widgets"); the product form

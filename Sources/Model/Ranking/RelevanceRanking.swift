@@ -4,7 +4,10 @@ import WidgetSimSampling
 /// score ≤ 0, or none, never rotates) and its percentile within its own history of
 /// scores (`StackHistory.percentile`) is at least `threshold`. Candidates come first, the
 /// highest percentile first; everyone else follows in the person's order. Equal
-/// percentiles keep the person's order.
+/// percentiles keep the person's order. A peak (a score at the highest of the member's
+/// history, lower scores in it) is at percentile 1, so it is a candidate at any
+/// threshold: a widget alternating a peak and a baseline rotates in at its peaks in the
+/// fourth week as in the first (MODEL §5).
 ///
 /// Scores are compared only with the same widget's past scores, so the ranking does not
 /// change when one widget's scores are all multiplied by a positive constant.

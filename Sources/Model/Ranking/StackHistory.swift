@@ -58,8 +58,8 @@ public final class StackHistory {
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
     public internal(set) var currentRelevance: [Double?] = []
-    /// Each member's past relevance scores (every relevance entry of its timelines, each
-    /// once, `RelevanceTimelines`) as their distinct values in increasing order, with how
+    /// Each member's past relevance scores (every relevance entry of its timelines dated
+    /// up to now, each once, `RelevanceTimelines`) as their distinct values in increasing order, with how
     /// many times each was recorded. Scores come from a scenario's finite lists
     /// (a constant, a baseline, levels), so a member has few distinct values however long
     /// its history: recording is O(distinct) and usually one increment.
@@ -162,14 +162,19 @@ public final class StackHistory {
     public func relevanceCount(member m: Int) -> Int { scoreTotals[m] }
 
     /// The percentile rank of `score` among `member`'s past scores: the share below it
-    /// plus half the share equal to it (0 with no history). A widget that always gives
-    /// the same score sits at 0.5, not at the top; only scores high for that widget
-    /// rank high. Invariant under multiplying all of a member's scores by a positive
-    /// constant.
+    /// plus half the share equal to it (0 with no history) — except that a **peak**, a
+    /// score at least the highest past score when lower past scores exist, is at 1
+    /// (MODEL §5). A widget that always gives the same score sits at 0.5, not at the
+    /// top; only scores high for that widget rank high. A widget alternating a peak and
+    /// a baseline would otherwise hold its peak at about 0.75 for ever (ties counted
+    /// half), below a ranking's threshold however often it peaks: how often a widget
+    /// reaches its highest score does not make that score any less its highest.
+    /// Invariant under multiplying all of a member's scores by a positive constant.
     public func percentile(member m: Int, score: Double) -> Double {
         let total = scoreTotals[m]
         guard total > 0 else { return 0 }
         let (below, equal) = counts(member: m, around: score)
+        if below > 0 && below + equal == total { return 1 }
         return (Double(below) + 0.5 * Double(equal)) / Double(total)
     }
 

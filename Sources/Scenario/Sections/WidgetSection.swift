@@ -284,7 +284,7 @@ extension ScenarioReader {
     // MARK: - Content
 
     static let contentKeys = [
-        "periodic", "scheduled_per_day", "scheduled_profile", "random_per_day", "random_profile",
+        "periodic", "scheduled_per_day", "scheduled_profile", "scheduled_length", "random_per_day", "random_profile",
         "push_fraction", "push_latency",
     ]
 
@@ -295,6 +295,7 @@ extension ScenarioReader {
         if let v = f.read("periodic", { duration($0, $1, positive: true, minimum: Bounds.shortestInterval) }) { spec.periodicMs = v }
         if let v = f.read("scheduled_per_day", { number($0, $1, Bounds.scheduledPerDay) }) { spec.scheduledPerDay = v }
         if let v = f.read("scheduled_profile", profile) { spec.scheduledProfile = v }
+        if let v = f.read("scheduled_length", { duration($0, $1, positive: false) }) { spec.scheduledLengthMs = v }
         if let v = f.read("random_per_day", { number($0, $1, Bounds.randomPerDay) }) { spec.randomPerDay = v }
         if let v = f.read("random_profile", profile) { spec.randomProfile = v }
         if let v = f.read("push_fraction", { number($0, $1, .probability) }) { spec.pushFraction = v }
