@@ -179,7 +179,8 @@ struct ValidationCheck: Sendable {
 
 extension ValidationCheck {
     static let all: [ValidationCheck] = [frequentWidget, frequentSpacing, rarelyViewed, eveningFreeze, freezeCure,
-                                         standbyRate, freeReloads, relevanceScale, rotationLimits, referenceAccuracy,
+                                         standbyRate, freeReloads, relevanceScale, relevancePeaks, relevanceHorizon,
+                                         relevanceDurationZero, rotationLimits, referenceAccuracy,
                                          referenceStale, referenceTimeline]
 
     static let rarelyViewedRun = [["run", "scenarios/validation/rarely-viewed.yaml",
@@ -314,6 +315,59 @@ extension ValidationCheck {
             }
             return largest
         })
+
+    static let relevanceRankings = ["relevance", "hybrid", "ios_like", "empirical_bayes"]
+    static let peaksRun = ["run", "scenarios/validation/relevance-peaks.yaml", "--out", "reports/validation/relevance-peaks"]
+
+    /// Rotations per person-day of each relevance ranking over days `days` of run `k`.
+    static func rotations(_ runs: Runs, run k: Int, ranking: String, days: ClosedRange<Int>) throws -> Double {
+        let rows = try runs.rows("daily.csv", run: k).filter {
+            $0["ranking"] == ranking && (Int($0["day"] ?? "").map { days.contains($0) } ?? false)
+        }
+        try #require(rows.count == days.count, "\(ranking): \(rows.count) daily rows for days \(days)")
+        return rows.reduce(0) { $0 + (Double($1["rotations_per_day"] ?? "") ?? .nan) } / Double(rows.count)
+    }
+
+    /// The largest difference of rotations per person-day, over the whole run, between
+    /// runs 0 and 1 of a check, over the relevance rankings.
+    static func largestDifference(_ runs: Runs) throws -> Double {
+        var largest = 0.0
+        for ranking in relevanceRankings {
+            let a = try runs.summary("rotations_per_day", run: 0, where: ["ranking": ranking])
+            let b = try runs.summary("rotations_per_day", run: 1, where: ["ranking": ranking])
+            largest = max(largest, abs(a - b))
+        }
+        return largest
+    }
+
+    /// A peak keeps rotating in: week 4's rotations over week 1's, the least of the
+    /// relevance rankings.
+    static let relevancePeaks = ValidationCheck(
+        id: "relevance-peaks", commands: [peaksRun],
+        expected: 0.5 ... .infinity, expectedText: "≥ 0.50", decimals: 2,
+        measure: { runs in
+            try relevanceRankings.map { ranking in
+                let first = try rotations(runs, run: 0, ranking: ranking, days: 0 ... 6)
+                try #require(first > 0, "\(ranking) does not rotate in week 1")
+                return try rotations(runs, run: 0, ranking: ranking, days: 21 ... 27) / first
+            }.min() ?? 0
+        })
+
+    /// The history does not depend on the horizon: 12 h against 1 h.
+    static let relevanceHorizon = ValidationCheck(
+        id: "relevance-horizon",
+        commands: [peaksRun, ["run", "scenarios/validation/relevance-peaks.yaml", "--set", "widgets.calendar.timeline.horizon=1h",
+                              "--out", "reports/validation/relevance-peaks-1h"]],
+        expected: 0 ... 0, expectedText: "0", decimals: 3,
+        measure: { runs in try largestDifference(runs) })
+
+    /// Duration 0 with meetings of length L behaves as duration L.
+    static let relevanceDurationZero = ValidationCheck(
+        id: "relevance-duration-zero",
+        commands: [peaksRun, ["run", "scenarios/validation/relevance-peaks.yaml", "--set", "widgets.calendar.relevance.duration=0s",
+                              "--out", "reports/validation/relevance-peaks-duration-0"]],
+        expected: 0 ... 0, expectedText: "0", decimals: 3,
+        measure: { runs in try largestDifference(runs) })
 
     /// The most changes of the top in one person-day under the governor's limits (a
     /// bound of 8 for this stack), read from the trace.
