@@ -38,6 +38,17 @@ public enum SobolIndices {
         return (j, r == 0 ? .a : r == d + 1 ? .b : .ab(r - 1))
     }
 
+    /// N base rows of 2d coordinates from GSL's Sobol sequence, after its first M
+    /// points, M the smallest power of 2 at least N (and 4): the N rows are then one
+    /// balanced block of the sequence (Owen, "On dropping the first Sobol' point", 2020;
+    /// SALib's advice for Saltelli's design). The first points would otherwise give
+    /// equal A and B rows: GSL's sequence starts (1/2, …), then (3/4, 1/4, 3/4, 1/4, …).
+    public static func sobolBase(samples n: Int, dimensions d: Int) throws(ExperimentDesign.Failure) -> [[Double]] {
+        var skip = 4
+        while skip < n { skip *= 2 }
+        return Array(try ExperimentDesign.rows(.sobol, samples: skip + n, dimensions: 2 * d, seed: 0).suffix(n))
+    }
+
     /// The design's N (d + 2) rows in [0, 1)^d from `base`, N rows of 2d coordinates
     /// (A from the first d, B from the last d), in `layout` order.
     public static func design(base: [[Double]], dimensions d: Int) -> [[Double]] {

@@ -25,7 +25,9 @@ import WidgetSimSampling
 
     static func analyze(samples n: Int) throws -> SobolIndices.Result {
         let d = 4
-        let base = try ExperimentDesign.rows(.sobol, samples: n, dimensions: 2 * d, seed: 0)
+        let base = try SobolIndices.sobolBase(samples: n, dimensions: d)
+        let later = try ExperimentDesign.rows(.sobol, samples: 2 * n, dimensions: 2 * d, seed: 0).suffix(n)
+        #expect(base.count == n && base == Array(later))
         let rows = SobolIndices.design(base: base, dimensions: d)
         #expect(rows.count == n * SobolIndices.rowsPerSample(dimensions: d))
         let outputs: [Double?] = rows.map { u in ishigami(u.map { -Double.pi + 2 * Double.pi * $0 }) }

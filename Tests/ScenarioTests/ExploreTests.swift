@@ -61,8 +61,9 @@ import WidgetSimModel
             let a = s.points[4 * j].values, ab0 = s.points[4 * j + 1].values, ab1 = s.points[4 * j + 2].values, b = s.points[4 * j + 3].values
             #expect(ab0 == [b[0], a[1]] && ab1 == [a[0], b[1]], "base sample \(j)")
         }
-        // The first base sample is Sobol's (1/2, 1/2, 1/2, 1/2).
-        #expect(s.points[0].values == ["51", "55.0000"])
+        // The first base sample is Sobol's point 4 (after the first 4, from 0): (7/8, 7/8, 1/8, 5/8),
+        // so A = (88, 88.75) and B = (13, 66.25).
+        #expect(s.points[0].values == ["88", "88.7500"] && s.points[3].values == ["13", "66.2500"])
     }
 
     /// Halton's first points in one dimension: 1/2, 1/4, 3/4. A value the file must hold

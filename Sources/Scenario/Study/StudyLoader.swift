@@ -301,7 +301,7 @@ struct StudyBuilder {
         let rows: [[Double]]
         do {
             if explore.method == .sobol {
-                let baseRows = try ExperimentDesign.rows(.sobol, samples: explore.samples, dimensions: 2 * d, seed: seed)
+                let baseRows = try SobolIndices.sobolBase(samples: explore.samples, dimensions: d)
                 rows = SobolIndices.design(base: baseRows, dimensions: d)
             } else {
                 rows = try ExperimentDesign.rows(explore.method, samples: explore.samples, dimensions: d, seed: seed)
