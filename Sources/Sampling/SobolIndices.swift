@@ -12,8 +12,13 @@ import Foundation
 ///
 /// **Estimators**, with f the outputs and V the variance of f over the 2N rows of A and B:
 ///
-///     first order  S_i  = (1/N) Σ_j f(B)_j (f(AB_i)_j − f(A)_j) / V     (Saltelli 2010, table 2 (b))
+///     first order  S_i  = (1/N) Σ_j (f(B)_j − f̄) (f(AB_i)_j − f(A)_j) / V   (Saltelli 2010, table 2 (b))
 ///     total        ST_i = (1/2N) Σ_j (f(A)_j − f(AB_i)_j)² / V          (Jansen 1999; Saltelli 2010, table 2 (f))
+///
+/// with f̄ the mean over the 2N rows of A and B: subtracting it leaves the estimator's
+/// expectation as it is (E[f(AB_i) − f(A)] = 0) and removes the part of its variance that
+/// grows with the output's mean (Sobol' 2001, "Global sensitivity indices for nonlinear
+/// mathematical models and their Monte Carlo estimates", Math. Comput. Simul. 55, §5).
 ///
 /// An input the model never reads gives f(AB_i) = f(A) in every row, hence S_i = ST_i = 0
 /// exactly. **Intervals**: the percentile bootstrap over base samples (Efron & Tibshirani,
@@ -115,7 +120,7 @@ public enum SobolIndices {
                 var s = 0.0, t = 0.0
                 for j in rows {
                     let diff = fAB[i][j] - fA[j]
-                    s += fB[j] * diff
+                    s += (fB[j] - mean) * diff
                     t += diff * diff
                 }
                 first.append(s / m / v)

@@ -118,4 +118,54 @@ import WidgetSimScenario
         #expect(views["base_samples"] == "8")
         #expect(Double(views["total"]!)! > 0.5, "\(views)")
     }
+
+    /// The design is drawn when the file is read, so two shards merged give the very
+    /// bytes of one run, robust.csv and discovery.csv included; the cost line counts the
+    /// person-days before anything runs.
+    @Test func shardsMergeToTheSameExploreReports() throws {
+        let yaml = try text("""
+            study:
+              explore:
+                samples: 4
+                ranges:
+                  person.views_per_day.mean: 20..80
+
+            """)
+        let study = try ScenarioLoader.study(yaml: yaml, file: "explore.yaml")
+        // 4 worlds × 2 pairs × 3 replications × 3 people × 2 days.
+        #expect(ExploreCost.personDays(study) == 4 * 2 * 3 * 3 * 2)
+        #expect(ExploreCost.line(study) == "explore: lhs design: 4 worlds over 1 range (seed 7); 4 to run × 2 pairs × 3 replications × "
+            + "3 people × 2 days = 144 person-days simulated, 4 times one run of the file")
+        let (_, one) = try run(yaml)
+        defer { try? FileManager.default.removeItem(at: one) }
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folders = try (0 ..< 2).map { k in
+            let folder = root.appendingPathComponent("shard-\(k)")
+            var o = RunOptions(outputFolder: folder, threads: 1)
+            o.provenance.scenarioPath = "explore.yaml"
+            o.provenance.scenarioText = yaml
+            o.shard = Shard(index: k, count: 2)
+            _ = try RunJob.execute(study, o)
+            return folder.path
+        }
+        let (rebuilt, first, parts) = try ShardMerge.check(folders) { m in try ScenarioLoader.study(yaml: m.scenarioText, file: m.scenarioPath) }
+        #expect(rebuilt.design == study.design)
+        let out = root.appendingPathComponent("merged")
+        let assembled = try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays)
+        try assembled.write(to: out, record: RunRecord(scenario: rebuilt.first, manifest: first, provenance: Provenance(), threads: nil,
+                                                       shards: 2, started: Date(), finished: Date(), results: assembled.results, study: rebuilt))
+        for name in ["robust.csv", "discovery.csv", "study.csv", "summary.csv"] {
+            #expect(try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8)
+                == String(contentsOf: one.appendingPathComponent(name), encoding: .utf8), "\(name)")
+        }
+    }
+
+    @Test func theExampleReads() throws {
+        let study = try ScenarioLoader.loadStudy(path: repositoryRoot.appendingPathComponent("scenarios/explore-default.yaml").path)
+        #expect(study.parameters == ["person.views_per_day.mean", "widgets.news.content.random_per_day",
+                                     "widgets.news.content.push_fraction", "person.swipe_probability"])
+        #expect(study.points.count == 192 && study.design?.isSaltelli == true && study.design?.samples == 32)
+        #expect(study.first.policyPairs.count == 4)
+    }
 }

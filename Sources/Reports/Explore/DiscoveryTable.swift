@@ -26,7 +26,7 @@ public enum DiscoveryTable {
             Column("losses", .integer, "of those, worlds where the pair loses to the baseline beyond noise"),
             Column("coverage", .double, unit: "share", "losses inside the box ÷ every loss of the pair on the metric"),
             Column("density", .double, unit: "share", "losses inside the box ÷ worlds inside the box"),
-            Column("box_ranges", .string, "the box: `path ≥ low`, `path ≤ high` or `low ≤ path ≤ high` for each restricted value, joined by ` and ` (the smallest and largest values of the worlds inside; durations in seconds); `everywhere` when no value is restricted"),
+            Column("box_ranges", .string, "the box: `path ≥ low`, `path ≤ high`, `low ≤ path ≤ high` or `path = value` for each restricted value, joined by ` and ` (the smallest and largest values of the worlds inside; durations in seconds); `everywhere` when no value is restricted"),
         ]
     }
 
@@ -67,6 +67,7 @@ public enum DiscoveryTable {
             guard let b = bound else { continue }
             let low = b.lowerBound > lowest[j], high = b.upperBound < highest[j]
             switch (low, high) {
+            case (true, true) where b.lowerBound == b.upperBound: parts.append("\(paths[j]) = \(short(b.lowerBound))")
             case (true, true): parts.append("\(short(b.lowerBound)) ≤ \(paths[j]) ≤ \(short(b.upperBound))")
             case (true, false): parts.append("\(paths[j]) ≥ \(short(b.lowerBound))")
             case (false, true): parts.append("\(paths[j]) ≤ \(short(b.upperBound))")
