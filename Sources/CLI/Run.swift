@@ -164,8 +164,14 @@ struct Run: ParsableCommand {
         switch outcome {
         case .finished(let result):
             if !quiet {
-                print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
-                if let answer = ExploreAnswer.sentence(folder: folder) { print(answer) }
+                // An exploring study's worlds are many: its answer stands for the table of points.
+                if let answer = ExploreAnswer.sentence(folder: folder) {
+                    print("\(study.points.count) worlds; per point in study.csv, per pair in robust.csv, discovery.csv"
+                          + (study.design?.isSaltelli == true ? " and sensitivity.csv" : ""))
+                    print(answer)
+                } else {
+                    print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
+                }
             }
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print()
