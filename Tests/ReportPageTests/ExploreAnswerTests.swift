@@ -56,3 +56,27 @@ import Testing
         #expect(ExploreAnswer.sentence(folder: temporaryFolder()) == nil)
     }
 }
+
+extension ReportCommandTests {
+    /// An exploring study's page opens its study section with the answer the run printed.
+    @Test("an exploring study: the study section opens with the answer")
+    func exploringStudyOpensWithItsAnswer() throws {
+        var text = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        text += "\nstudy:\n  explore:\n    samples: 4\n    ranges: {person.views_per_day.mean: 20..80}\n"
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("explore.yaml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let r = try runProgram(try widgetsimBinary(), ["run", file.path, "--threads", "1", "--no-widget-days", "--out", out.path])
+        #expect(r.status == 0, "\(r.err)")
+        let answer = try #require(ExploreAnswer.sentence(folder: out))
+        #expect(answer.hasPrefix("`") && answer.contains("of the 4 sampled worlds on stale_view_share"))
+        #expect(r.out.contains(answer + "\n"))
+        #expect(r.out.hasPrefix("explore: lhs design: 4 worlds over 1 range (seed 7); "))
+        let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        let section = try #require(page.range(of: "id=\"studies\""))
+        let escaped = answer.replacingOccurrences(of: "&", with: "&amp;")
+        #expect(page[section.upperBound...].contains(escaped), "the answer is in the study section")
+    }
+}
