@@ -229,7 +229,10 @@ enum Sections {
             var charts: [Chart] = []
             for p in study.parameters {
                 for m in study.metrics {
-                    if let chart = Figures.study(study, parameter: p, metric: m, index: charts.count + 1) { charts.append(chart) }
+                    let chart = inputs.answer != nil
+                        ? Figures.exploreScatter(study, parameter: p, metric: m, index: charts.count + 1)
+                        : Figures.study(study, parameter: p, metric: m, index: charts.count + 1)
+                    if let chart { charts.append(chart) }
                 }
             }
             sections.append(Section(anchor: "studies", title: "Studies",
