@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "WidgetSimScenario",
-            dependencies: ["WidgetSimModel", .product(name: "Yams", package: "Yams")],
+            dependencies: ["WidgetSimModel", "WidgetSimSampling", .product(name: "Yams", package: "Yams")],
             path: "Sources/Scenario"
         ),
         .target(

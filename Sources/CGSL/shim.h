@@ -5,6 +5,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_qrng.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,9 @@ static inline const gsl_rng_type *widgetsim_rng_mt19937(void) { return gsl_rng_m
 static inline const gsl_rng_type *widgetsim_rng_taus2(void) { return gsl_rng_taus2; }
 static inline const gsl_rng_type *widgetsim_rng_ranlxd2(void) { return gsl_rng_ranlxd2; }
 static inline const gsl_rng_type *widgetsim_rng_gfsr4(void) { return gsl_rng_gfsr4; }
+/* The same for the quasi-random sequences (gsl_qrng). */
+static inline const gsl_qrng_type *widgetsim_qrng_sobol(void) { return gsl_qrng_sobol; }
+static inline const gsl_qrng_type *widgetsim_qrng_halton(void) { return gsl_qrng_halton; }
 
 /* Turn GSL's default abort-on-error handler off once, so that a bad argument
    surfaces as a return value the caller checks, never as an abort. */

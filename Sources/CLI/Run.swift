@@ -24,6 +24,15 @@ struct Run: ParsableCommand {
           study.csv        a study only: per point and pair, paired differences to
                            the baseline point (scenarios/README.md, "Parameter
                            studies")
+          robust.csv       an exploring study (`study: explore:`): per pair
+                           and metric, the share of sampled worlds where it
+                           beats the baseline beyond noise, its regret, and
+                           the share of worlds where it is best
+          discovery.csv    an exploring study: the boxes of explored ranges
+                           where a pair loses to the baseline (PRIM)
+          sensitivity.csv  an exploring study with `method: sobol`: Sobol
+                           first-order and total indices of every explored
+                           value, with bootstrap intervals
           report.html      the above drawn for people (gnuplot charts; their data
                            and scripts in report/); `widgetsim report` rebuilds it
         Every column is described in docs/SCHEMA.md. The CSV files are the same,
@@ -45,6 +54,20 @@ struct Run: ParsableCommand {
           widgetsim run scenarios/default.yaml --shard 0/4 --out work/shard-0
           widgetsim run scenarios/tiny.yaml --sweep budgets.daily_quota.per_day=4,12,40
           widgetsim run scenarios/study-budget.yaml --points
+          widgetsim run scenarios/explore-default.yaml --points
+
+        An exploring study samples its worlds instead of listing them:
+          study:
+            explore:
+              method: lhs              # or sobol (Saltelli's design), halton
+              samples: 64
+              ranges:
+                person.views_per_day.mean: 20..160
+                widgets.news.content.push_fraction: 0.0..0.8
+        Each sampled world is a point of the study (every report, --point,
+        --shard, --resume); the run prints the design's cost before it
+        starts and its answer when it ends (scenarios/README.md, "Exploring
+        studies").
         """)
 
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
@@ -121,6 +144,7 @@ struct Run: ParsableCommand {
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
+        if !quiet, let cost = ExploreCost.line(study) { print(cost) }
         let outcome: StudyOutcome
         do {
             outcome = try RunJob.execute(study, options)
@@ -140,7 +164,14 @@ struct Run: ParsableCommand {
         switch outcome {
         case .finished(let result):
             if !quiet {
-                print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
+                // An exploring study's worlds are many: its answer stands for the table of points.
+                if let answer = ExploreAnswer.sentence(folder: folder) {
+                    print("\(study.points.count) worlds; per point in study.csv, per pair in robust.csv, discovery.csv"
+                          + (study.design?.isSaltelli == true ? " and sensitivity.csv" : ""))
+                    print(answer)
+                } else {
+                    print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
+                }
             }
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print()

@@ -103,7 +103,8 @@ func pointsTable(_ study: Study) -> String {
         zip(fields, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
             .trimmingCharacters(in: .whitespaces) + "\n"
     }
-    var out = "\(study.totalPoints) point\(study.totalPoints == 1 ? "" : "s"); * baseline point\n"
+    var out = ExploreCost.line(study).map { $0 + "\n" } ?? ""
+    out += "\(study.totalPoints) point\(study.totalPoints == 1 ? "" : "s"); * baseline point\n"
     out += line(header)
     for row in rows { out += line(row) }
     if study.totalPoints > Study.maximumPoints {

@@ -148,6 +148,8 @@ struct Inputs {
     var daily: DailyTable
     var reasons: ReasonsTable?
     var study: StudyTable?
+    /// An exploring study's answer (`ExploreAnswer`), which opens the study section.
+    var answer: String?
     /// Per pair and replication, the figures of summary.csv the targets section reads.
     var perReplication: [PairKey: [String: [String: Double]]] = [:]
 
@@ -161,7 +163,8 @@ struct Inputs {
         let perReplication = study == nil ? summary.perReplication : try SummaryFacts.read(folder, point: point).perReplication
         return Inputs(identity: identity, comparison: try ComparisonTable.read(folder, point: point),
                       daily: try DailyTable.read(folder, point: point),
-                      reasons: try ReasonsTable.read(folder, point: point), study: study, perReplication: perReplication)
+                      reasons: try ReasonsTable.read(folder, point: point), study: study,
+                      answer: ExploreAnswer.sentence(folder: folder), perReplication: perReplication)
     }
 }
 
@@ -226,11 +229,15 @@ enum Sections {
             var charts: [Chart] = []
             for p in study.parameters {
                 for m in study.metrics {
-                    if let chart = Figures.study(study, parameter: p, metric: m, index: charts.count + 1) { charts.append(chart) }
+                    let chart = inputs.answer != nil
+                        ? Figures.exploreScatter(study, parameter: p, metric: m, index: charts.count + 1)
+                        : Figures.study(study, parameter: p, metric: m, index: charts.count + 1)
+                    if let chart { charts.append(chart) }
                 }
             }
             sections.append(Section(anchor: "studies", title: "Studies",
-                                    intro: "Each headline metric against each study parameter (from study.csv). "
+                                    intro: (inputs.answer.map { $0 + " " } ?? "")
+                                        + "Each headline metric against each study parameter (from study.csv). "
                                         + "The other sections show the study's baseline point"
                                         + (study.baselinePoint.map { " (point \($0))" } ?? "") + ".",
                                     charts: charts, layout: "grid"))

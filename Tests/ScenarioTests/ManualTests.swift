@@ -71,3 +71,19 @@ extension ManualTests {
         #expect(s.points[4].scenario.person.viewsPerDay.mean == 80)
     }
 }
+
+extension ManualTests {
+    /// The exploring study of the manual reads on its complete example: 64 sampled worlds
+    /// over three ranges, each value inside its range.
+    @Test func exploreExampleReadsOnTheCompleteExample() throws {
+        let example = try #require(Self.blocks().first { $0.language == "yaml" })
+        let explore = try #require(Self.blocks(after: "## Exploring studies").first { $0.language == "yaml" })
+        let s = try ScenarioLoader.study(yaml: example.body + explore.body, file: "README.md")
+        #expect(s.parameters == ["person.views_per_day.mean", "widgets.weather.content.random_per_day", "person.swipe_probability"])
+        #expect(s.points.count == 64 && s.design?.method == "lhs")
+        for p in s.points {
+            #expect((20 ... 160).contains(Int(p.values[0]) ?? -1) && (0 ... 12).contains(Int(p.values[1]) ?? -1))
+            #expect((0 ... 0.5).contains(Double(p.values[2]) ?? -1))
+        }
+    }
+}

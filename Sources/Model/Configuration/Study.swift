@@ -18,6 +18,8 @@ public struct Study: Sendable {
     public var baselinePoint: Int
     /// How many points the whole study has (more than `points.count` under `--point K`).
     public var totalPoints: Int
+    /// The sample design of an exploring study (`study: explore:`); nil for listed points.
+    public var design: StudyDesign?
 
     public init(parameters: [String], points: [StudyPoint], baselinePoint: Int = 0, totalPoints: Int? = nil) {
         self.parameters = parameters

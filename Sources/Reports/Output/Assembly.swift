@@ -102,6 +102,7 @@ public struct Assembly {
                       Comparison.table(results, study: study), ReasonsReport.table(results, study: study)]
         if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
         if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
+        tables += ExploreReports.tables(results, study: study)
         for table in tables {
             try open(table.file).write(table.csvBytes)
             schemas.append(table.schema)
@@ -121,6 +122,10 @@ public struct Assembly {
         for f in files { try f.commit() }
         // A study.csv left by an earlier study in this folder no longer belongs here.
         if !study.isStudy { try? FileManager.default.removeItem(at: folder.appendingPathComponent("study.csv")) }
+        let written = Set(tables.map(\.file))
+        for name in ExploreReports.files where !written.contains(name) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
         OutputFolder.synchronize(folder)
     }
 }

@@ -265,6 +265,9 @@ public enum Schema {
             FileSchema(file: "trace.csv", rows: traceRows, columns: traceColumns),
             FileSchema(file: "study.csv", rows: StudyTable.rowsMeaning,
                        columns: StudyTable.columns(studyColumns: genericStudyColumns)),
+            FileSchema(file: RobustTable.file, rows: RobustTable.rowsMeaning, columns: RobustTable.columns),
+            FileSchema(file: DiscoveryTable.file, rows: DiscoveryTable.rowsMeaning, columns: DiscoveryTable.columns),
+            FileSchema(file: SensitivityTable.file, rows: SensitivityTable.rowsMeaning, columns: SensitivityTable.columns),
         ])
     }
 

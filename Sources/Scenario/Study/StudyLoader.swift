@@ -1,5 +1,6 @@
 import Foundation
 import WidgetSimModel
+import WidgetSimSampling
 import Yams
 
 /// What the command line adds to a scenario file: values to set (`--set PATH=VALUE`),
@@ -177,6 +178,13 @@ struct StudyBuilder {
         }
         guard issues.isEmpty else { throw fail(issues) }
 
+        // An exploring study: its sampled values become parameters combined by `zip`.
+        var design: StudyDesign? = nil
+        if let explore = spec.explore {
+            design = sample(explore, into: &spec, base: base, seed: explore.seed ?? baseScenario.seed)
+            guard issues.isEmpty else { throw fail(issues) }
+        }
+
         // The points.
         let counts = spec.parameters.map(\.values.count)
         var total = 1
@@ -248,16 +256,84 @@ struct StudyBuilder {
             }
         }
         guard issues.isEmpty else { throw fail(issues) }
-        return Study(parameters: spec.parameters.map(\.path.text), points: points,
-                     baselinePoint: spec.baselinePoint, totalPoints: total)
+        var study = Study(parameters: spec.parameters.map(\.path.text), points: points,
+                          baselinePoint: spec.baselinePoint, totalPoints: total)
+        study.design = design
+        return study
+    }
+
+    /// The points of `study: explore:`: each range's bounds checked as values written at
+    /// its path, then the design drawn and each range's sampled values added to `spec`
+    /// as a parameter, the parameters combined by `zip` (point k is row k of the design).
+    mutating func sample(_ explore: ExploreSpec, into spec: inout StudySpec, base: Node, seed: UInt64) -> StudyDesign? {
+        if let sweep = spec.parameters.first {
+            report("an exploring study samples every value it varies: give the range in `study.explore.ranges` instead",
+                   at: nil, path: sweep.entryPath)
+            return nil
+        }
+        var kinds: [ExploreValues.Kind] = []
+        var seen: Set<String> = []
+        for r in explore.ranges {
+            guard seen.insert(r.path.text).inserted else {
+                report("`\(r.path)` is already explored", at: r.pathNode, path: r.entryPath)
+                continue
+            }
+            if ["name", "study", "seed"].contains(r.path.segments[0]) {
+                report("`\(r.path.segments[0])` cannot vary within a study", at: r.pathNode, path: r.entryPath)
+                continue
+            }
+            switch ExploreValues.kind(low: r.low, high: r.high) {
+            case .failure(let problem):
+                report(problem.message, at: r.node, path: r.entryPath)
+            case .success(let kind):
+                kinds.append(kind)
+                for bound in [r.low, r.high] {
+                    pathFailed = false
+                    let node = Node.scalar(Node.Scalar(bound, .implicit, .plain, r.node.mark))
+                    _ = check(node, text: bound, at: r.path, in: base, entry: r.entryPath, pathNode: r.pathNode, valuePath: r.entryPath,
+                              keyPath: r.entryPath)
+                    if pathFailed { break }
+                }
+            }
+        }
+        guard issues.isEmpty else { return nil }
+        let d = explore.ranges.count
+        let rows: [[Double]]
+        do {
+            if explore.method == .sobol {
+                let baseRows = try SobolIndices.sobolBase(samples: explore.samples, dimensions: d)
+                rows = SobolIndices.design(base: baseRows, dimensions: d)
+            } else {
+                rows = try ExperimentDesign.rows(explore.method, samples: explore.samples, dimensions: d, seed: seed)
+            }
+        } catch {
+            let most = ExperimentDesign.maximumDimensions(explore.method) / (explore.method == .sobol ? 2 : 1)
+            report("\(explore.method.rawValue) explores at most \(most) ranges, got \(d)", at: explore.methodNode ?? explore.node,
+                   path: "study.explore.method")
+            return nil
+        }
+        var numbers = Array(repeating: [Double](), count: rows.count)
+        for (j, r) in explore.ranges.enumerated() {
+            var values: [(text: String, node: Node, path: String)] = []
+            for (k, row) in rows.enumerated() {
+                let v = ExploreValues.value(kinds[j], at: row[j])
+                values.append((v.text, Node.scalar(Node.Scalar(v.text, .implicit, .plain, r.node.mark)), r.entryPath))
+                numbers[k].append(v.number)
+            }
+            spec.parameters.append(StudyParameter(path: r.path, entryPath: r.entryPath, node: r.node, pathNode: r.pathNode, values: values))
+        }
+        spec.combine = .zip
+        return StudyDesign(method: explore.method.rawValue, samples: explore.samples, seed: seed,
+                           ranges: explore.ranges.map { StudyDesign.Range(path: $0.path.text, low: $0.low, high: $0.high) },
+                           numbers: numbers)
     }
 
     /// Writes `value` at `path` in `tree` and reads the result; reports what is wrong at
     /// the value (or, for a path the file cannot hold, at the path).
     mutating func check(_ value: Node, text: String, at path: StudyPath, in tree: Node, entry: String, pathNode: Node?,
-                        valuePath: String) -> (Node, Scenario)? {
+                        valuePath: String, keyPath: String? = nil) -> (Node, Scenario)? {
         let pathAt = pathNode ?? value
-        let pathPath = pathNode != nil ? entry + ".path" : entry
+        let pathPath = keyPath ?? (pathNode != nil ? entry + ".path" : entry)
         let edited: TreeEdit.Edited
         do {
             edited = try TreeEdit.set(value, at: path, in: tree)

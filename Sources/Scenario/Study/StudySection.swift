@@ -22,18 +22,28 @@ struct StudySpec {
     var combineNode: Node?
     var baselinePoint = 0
     var baselineNode: Node?
+    var explore: ExploreSpec?
 }
 
 /// `study:` — parameters with `values:` or `range: {from, to, step}`, `combine: grid | zip`,
 /// `baseline_point`. Only the form is checked here; whether each value fits where its
 /// path puts it is checked by reading the scenario with the value written in.
 extension ScenarioReader {
-    static let studyKeys = ["parameters", "combine", "baseline_point"]
+    static let studyKeys = ["parameters", "combine", "baseline_point", "explore"]
 
     func study(_ node: Node) -> StudySpec {
         var spec = StudySpec(node: node)
         guard let f = fields(node, "study", keys: Self.studyKeys) else { return spec }
-        if let list = required("parameters", in: f).flatMap({ self.list($0, f.path("parameters"), what: "a list of study parameters") }) {
+        if let e = f["explore"] {
+            spec.explore = explore(e, f.path("explore"))
+            if let p = f["parameters"] {
+                report("give either `parameters` or `explore`, not both: an exploring study samples every value it varies",
+                       at: p, path: f.path("parameters"))
+            }
+            if let c = f["combine"] {
+                report("`combine` belongs to listed parameters; an exploring study's design combines its ranges", at: c, path: f.path("combine"))
+            }
+        } else if let list = required("parameters", in: f).flatMap({ self.list($0, f.path("parameters"), what: "a list of study parameters") }) {
             if list.isEmpty, let n = f["parameters"] {
                 report("must list at least one parameter", at: n, path: f.path("parameters"))
             }
