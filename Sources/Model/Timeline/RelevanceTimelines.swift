@@ -41,26 +41,26 @@ final class RelevanceTimelines {
     let generator: GeneratorKind
     /// Each widget's current windows: `windows[w][0 ..< windowCount[w]]` (the array's
     /// slots past the count are reused by the next timeline, so a reload allocates nothing).
-    var windows: [[RelevanceWindow]]
-    var windowCount: [Int]
-    var baseline: [Double?]
+    @exclusivity(unchecked) var windows: [[RelevanceWindow]]
+    @exclusivity(unchecked) var windowCount: [Int]
+    @exclusivity(unchecked) var baseline: [Double?]
     /// Whether the widget has had a timeline (its opening entry is recorded).
-    var built: [Bool]
+    @exclusivity(unchecked) var built: [Bool]
     /// Scheduled: the first scheduled change whose entries are not recorded yet.
-    var recorded: [Int]
+    @exclusivity(unchecked) var recorded: [Int]
     /// Scheduled: where the search for the first window open at a reload starts, and
     /// the time of the reload that set it. Reloads come in time order, so the first open
     /// window only moves forward; an earlier time starts the search again from 0.
-    var openCursor: [Int]
-    var openCursorTime: [SimTime]
+    @exclusivity(unchecked) var openCursor: [Int]
+    @exclusivity(unchecked) var openCursorTime: [SimTime]
     /// Per widget with levels: the score drawn for each scheduled change.
-    var scheduledScores: [[Double]]
+    @exclusivity(unchecked) var scheduledScores: [[Double]]
     /// Per random change of the world (its index), the score drawn, for widgets with levels.
-    var randomScores: [Double] = []
+    @exclusivity(unchecked) var randomScores: [Double] = []
     /// Breaking with levels: the highest score of the random changes not shown yet.
-    var pendingStory: [Double]
+    @exclusivity(unchecked) var pendingStory: [Double]
     private let stream: RandomStream
-    private var shares: [Double] = []
+    @exclusivity(unchecked) private var shares: [Double] = []
 
     init(scenario: Scenario, memberOf: [Int]) {
         specs = scenario.widgets.map(\.relevance)
