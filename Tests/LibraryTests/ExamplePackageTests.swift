@@ -115,6 +115,10 @@ struct ExamplePackageTests {
             of: byPath, with: #".package(url: "\#(library.absoluteString)", from: "\#(version[0]).\#(version[1]).0")"#)
             .write(to: example.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let scratch = root.appendingPathComponent("build")
+        // `update` fetches the tag made above into SwiftPM's clone kept in `scratch`
+        // (a plain build would resolve against the tags it fetched on an earlier run).
+        let update = try execute(["swift", "package", "--package-path", example.path, "--scratch-path", scratch.path, "update"])
+        try #require(update.status == 0, "swift package update failed:\n\(update.stdout)\n\(update.stderr)")
         let build = try execute(["swift", "build", "--package-path", example.path, "--scratch-path", scratch.path,
                                  "--disable-build-manifest-caching"])
         try #require(build.status == 0, "swift build of the versioned example failed:\n\(build.stdout)\n\(build.stderr)")
