@@ -30,18 +30,18 @@ public final class SlotQueue<Payload> {
 
     /// The ring: the pending events in delivery order at logical indices
     /// `head ..< tail`, each stored at `index & mask`.
-    @usableFromInline var entries: UnsafeMutablePointer<Entry>
-    @usableFromInline var mask: Int
-    @usableFromInline var head = 0
-    @usableFromInline var tail = 0
+    @exclusivity(unchecked) @usableFromInline var entries: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) @usableFromInline var mask: Int
+    @exclusivity(unchecked) @usableFromInline var head = 0
+    @exclusivity(unchecked) @usableFromInline var tail = 0
     /// The logical index of each slot's pending event, or -1.
-    @usableFromInline var position: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) @usableFromInline var position: UnsafeMutablePointer<Int>
     /// The number of slots.
-    public private(set) var slots: Int
-    @usableFromInline var nextSequence: UInt64 = 1
+    @exclusivity(unchecked) public private(set) var slots: Int
+    @exclusivity(unchecked) @usableFromInline var nextSequence: UInt64 = 1
     /// The key of the first pending event, or `UInt128.max` when there is none: what a
     /// run loop compares with at every step.
-    @usableFromInline var firstKey = UInt128.max
+    @exclusivity(unchecked) @usableFromInline var firstKey = UInt128.max
 
     /// An empty queue of `slots` slots.
     public init(slots: Int) {

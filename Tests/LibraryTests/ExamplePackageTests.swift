@@ -58,6 +58,85 @@ struct ExamplePackageTests {
     static let example = repositoryRoot.appendingPathComponent("Examples/custom-policy")
     static let scratch = repositoryRoot.appendingPathComponent(".build/examples/custom-policy")
 
+    /// A package that depends on WidgetSim by version, as a package outside this
+    /// repository would: a git repository holding this checkout's files with a version
+    /// tag, and a copy of the example whose manifest names it by URL and `from:`.
+    /// SwiftPM refuses a versioned dependency built with unsafe compiler flags, so this
+    /// build fails if WidgetSim's manifest uses any. Both live under
+    /// `.build/examples/versioned/`, kept between runs: each run commits the checkout's
+    /// files again under the next patch tag, and the build recompiles what changed.
+    @Test("a package depending on WidgetSim with `from:` a version tag builds, and runs its policies")
+    func versionedDependency() throws {
+        let root = repositoryRoot.appendingPathComponent(".build/examples/versioned")
+        let library = root.appendingPathComponent("WidgetSim")
+        let example = root.appendingPathComponent("custom-policy")
+        let manager = FileManager.default
+        try manager.createDirectory(at: library, withIntermediateDirectories: true)
+        func git(_ arguments: [String], in folder: URL) throws -> Finished {
+            let run = try execute(["git", "-c", "user.name=WidgetSim tests", "-c", "user.email=tests@widgetsim.invalid",
+                                   "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"] + arguments, in: folder)
+            try #require(run.status == 0, "git \(arguments.joined(separator: " ")):\n\(run.stderr)")
+            return run
+        }
+        if !manager.fileExists(atPath: library.appendingPathComponent(".git").path) {
+            _ = try git(["init", "-q"], in: library)
+        }
+        // The checkout's files (tracked, and new ones not ignored), as they are now.
+        for name in try manager.contentsOfDirectory(atPath: library.path) where name != ".git" {
+            try manager.removeItem(at: library.appendingPathComponent(name))
+        }
+        let files = try git(["ls-files", "-co", "--exclude-standard"], in: repositoryRoot).stdout
+            .split(separator: "\n").map(String.init)
+        try #require(files.contains("Package.swift"))
+        for file in files where manager.fileExists(atPath: repositoryRoot.appendingPathComponent(file).path) {
+            let target = library.appendingPathComponent(file)
+            try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try manager.copyItem(at: repositoryRoot.appendingPathComponent(file), to: target)
+        }
+        _ = try git(["add", "-A"], in: library)
+        _ = try git(["commit", "-q", "--allow-empty", "-m", "snapshot"], in: library)
+        // The manifest's version, one patch higher each run, so the dependency resolves
+        // to this run's commit.
+        let version = try #require(Self.libraryVersion().split(separator: ".").compactMap { Int($0) } as [Int]?)
+        try #require(version.count == 3)
+        let commits = try #require(Int(try git(["rev-list", "--count", "HEAD"], in: library).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let tag = "\(version[0]).\(version[1]).\(version[2] + commits)"
+        _ = try git(["tag", "-f", tag], in: library)
+
+        // The example, depending by URL and version.
+        if manager.fileExists(atPath: example.path) { try manager.removeItem(at: example) }
+        try manager.createDirectory(at: example, withIntermediateDirectories: true)
+        try manager.copyItem(at: Self.example.appendingPathComponent("Sources"), to: example.appendingPathComponent("Sources"))
+        let manifest = try String(contentsOf: Self.example.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let byPath = #".package(name: "WidgetSim", path: "../..")"#
+        try #require(manifest.contains(byPath))
+        try manifest.replacingOccurrences(
+            of: byPath, with: #".package(url: "\#(library.absoluteString)", from: "\#(version[0]).\#(version[1]).0")"#)
+            .write(to: example.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let scratch = root.appendingPathComponent("build")
+        // `update` fetches the tag made above into SwiftPM's clone kept in `scratch`
+        // (a plain build would resolve against the tags it fetched on an earlier run).
+        let update = try execute(["swift", "package", "--package-path", example.path, "--scratch-path", scratch.path, "update"])
+        try #require(update.status == 0, "swift package update failed:\n\(update.stdout)\n\(update.stderr)")
+        let build = try execute(["swift", "build", "--package-path", example.path, "--scratch-path", scratch.path,
+                                 "--disable-build-manifest-caching"])
+        try #require(build.status == 0, "swift build of the versioned example failed:\n\(build.stdout)\n\(build.stderr)")
+        let resolved = try String(contentsOf: example.appendingPathComponent("Package.resolved"), encoding: .utf8)
+        #expect(resolved.contains("\"version\" : \"\(tag)\""), "resolved to another version:\n\(resolved)")
+        let listing = try execute([scratch.appendingPathComponent("debug/custom-widgetsim").path, "policies"])
+        #expect(listing.status == 0)
+        #expect(listing.stdout.contains("idle_saver  (added by this program)"))
+    }
+
+    /// `WidgetSimVersion.current`, read from its source.
+    static func libraryVersion() throws -> String {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/Reports/Parts/RunManifest.swift"),
+                              encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.contains("public static let current = ") })
+        return String(line.split(separator: "\"")[1])
+    }
+
     @Test("Examples/custom-policy builds against the library; its policies are listed, validated and run")
     func examplePackage() throws {
         // Without manifest caching: a cached build plan can miss source files added to

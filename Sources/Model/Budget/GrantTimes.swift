@@ -13,7 +13,7 @@ import WidgetSimKernel
 /// its whole life and never copies it.
 final class GrantTimes {
     /// How many of each instance's latest grants are kept.
-    private(set) var depth = 1
+    @exclusivity(unchecked) private(set) var depth = 1
     /// The rings; `.min` in a slot no grant has reached yet.
     private let times = FlatBuffer<SimTime>(repeating: .min)
     /// Per instance: the slot the next grant goes to (the grants so far modulo `depth`,

@@ -23,10 +23,10 @@ public final class PersonEngine {
     public let history = StackHistory()
     public weak var trace: (any TraceSink)?
     /// The policy pair named in trace lines, when several pairs share one trace.
-    public var tracePair: PolicyPair?
+    @exclusivity(unchecked) public var tracePair: PolicyPair?
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
-    var activeTrace: (any TraceSink)?
+    @exclusivity(unchecked) var activeTrace: (any TraceSink)?
 
     // Static facts about the scenario.
     let widgetCount: Int
@@ -55,15 +55,15 @@ public final class PersonEngine {
     let suggestable: [Int]
 
     // Per-run state.
-    var world: PersonWorld!
+    @exclusivity(unchecked) var world: PersonWorld!
     let counts: RunningCounts
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
-    var eventDay = 0
-    var eventsOfDay: Int64 = 0
+    @exclusivity(unchecked) var eventDay = 0
+    @exclusivity(unchecked) var eventsOfDay: Int64 = 0
     /// The first ms after `eventDay`: the day of an event before it is `eventDay`, found
     /// without a division (events come in time order).
-    var nextDayStart: SimTime = Milliseconds.day
+    @exclusivity(unchecked) var nextDayStart: SimTime = Milliseconds.day
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -77,9 +77,9 @@ public final class PersonEngine {
     /// The other stack members, checked at every view (when none is added during the run).
     let checkedMembers: [Int]
     let staleSpans: StaleSpans
-    var lastTop: Int? = nil
+    @exclusivity(unchecked) var lastTop: Int? = nil
     /// The order handed to a ranking policy's `rank`.
-    var order: [Int] = []
+    @exclusivity(unchecked) var order: [Int] = []
     /// The order proposed at a view (the ranking's, absent members last), `members.count`
     /// values, when `propose` made it.
     let proposed: UnsafeMutablePointer<Int>
@@ -93,21 +93,21 @@ public final class PersonEngine {
     /// `timeOfDay`'s latest order, and what it was asked for: its `generation`, the
     /// history's `countsVersion`, the hour and the weekday. While they are the same, so
     /// is its answer, read here without calling it (`generation` −1: none yet).
-    var inPlaceOrder: UnsafePointer<Int>? = nil
-    var inPlaceGeneration = -1
-    var inPlaceVersion = 0
-    var inPlaceHour = 0
-    var inPlaceWeekday = 0
-    var interestBase: UnsafePointer<Double>? = nil
+    @exclusivity(unchecked) var inPlaceOrder: UnsafePointer<Int>? = nil
+    @exclusivity(unchecked) var inPlaceGeneration = -1
+    @exclusivity(unchecked) var inPlaceVersion = 0
+    @exclusivity(unchecked) var inPlaceHour = 0
+    @exclusivity(unchecked) var inPlaceWeekday = 0
+    @exclusivity(unchecked) var interestBase: UnsafePointer<Double>? = nil
     /// The run's `world.interestByHour`.
-    var interestByHour = false
+    @exclusivity(unchecked) var interestByHour = false
     /// Whether every view is plain: a stack with Smart Rotate on, ranked in place
     /// (`rankInPlace`, so no member is added during the run), no member whose timelines
     /// carry relevance or show predictable content (all are `spanned`), no standalone
     /// widget, no Widget Suggestions, and a budget that does not observe views. `view`
     /// is then made with all of this known, without testing it at every view. Set by
     /// `init`; turning it off takes the general `view` (which tests compare with it).
-    var plainViews: Bool
+    @exclusivity(unchecked) var plainViews: Bool
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
@@ -189,7 +189,7 @@ public final class PersonEngine {
     /// The system's StandBy display refresh interval.
     let standByRefreshMs: Int64
     /// The time of the event being handled.
-    var now: SimTime = 0
+    @exclusivity(unchecked) var now: SimTime = 0
 
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }

@@ -11,11 +11,11 @@
 /// have counted stale at the view itself, so the totals are the same.
 final class StaleSpans {
     /// Views so far: the number of the next view.
-    private(set) var views: Int64 = 0
+    @exclusivity(unchecked) private(set) var views: Int64 = 0
     /// The number of the first view of each day (`views` when the day was first met);
     /// set for days `0 ..< daysMet`.
     private let dayStart: FlatBuffer<Int64>
-    private var daysMet = 0
+    @exclusivity(unchecked) private var daysMet = 0
     /// Per widget: the number of the first view of its open span, or −1 when fresh; and
     /// the day it opened.
     private let spanStart: FlatBuffer<Int64>

@@ -8,23 +8,23 @@ import WidgetSimKernel
 /// `member * 168 + weekday * 24 + hour`.
 public final class StackHistory {
     /// The number of stack members, numbered `0 ..< members` in the person's order.
-    public private(set) var members: Int = 0
+    @exclusivity(unchecked) public private(set) var members: Int = 0
 
     /// Time of each member's latest donation, or nil.
-    public private(set) var lastDonation: [SimTime?] = []
+    @exclusivity(unchecked) public private(set) var lastDonation: [SimTime?] = []
     /// Donations of each member's app so far.
-    public private(set) var donations: [Int] = []
+    @exclusivity(unchecked) public private(set) var donations: [Int] = []
     /// Donations by member and local hour (`member * 24 + hour`).
-    public private(set) var donationsByHour: [Int] = []
+    @exclusivity(unchecked) public private(set) var donationsByHour: [Int] = []
     /// Donations by member, weekday and hour (`member * 168 + weekday * 24 + hour`).
-    public private(set) var donationsByWeekdayHour: [Int] = []
+    @exclusivity(unchecked) public private(set) var donationsByWeekdayHour: [Int] = []
 
     /// Swipes that ended on each member (it was wanted, not on top).
-    public private(set) var swipesToByHour: [Int] = []
+    @exclusivity(unchecked) public private(set) var swipesToByHour: [Int] = []
     /// Swipes that ended on each member, by weekday and hour (`member * 168 + weekday * 24 + hour`).
-    public private(set) var swipesToByWeekdayHour: [Int] = []
+    @exclusivity(unchecked) public private(set) var swipesToByWeekdayHour: [Int] = []
     /// Taps on each member.
-    public private(set) var taps: [Int] = []
+    @exclusivity(unchecked) public private(set) var taps: [Int] = []
     /// Views at which each member was on top.
     public var timesOnTop: [Int] {
         addTopRun()
@@ -34,39 +34,39 @@ public final class StackHistory {
     /// last changed, at which `previousTop` was on top, are counted apart (one increment
     /// per view rather than a write to the array) and added in when the top changes or
     /// `timesOnTop` is read.
-    private var onTop: [Int] = []
-    private var topRun = 0
+    @exclusivity(unchecked) private var onTop: [Int] = []
+    @exclusivity(unchecked) private var topRun = 0
     /// The top of the previous view, or nil before the first.
-    public private(set) var previousTop: Int?
+    @exclusivity(unchecked) public private(set) var previousTop: Int?
     /// Changes whenever the donation or swipe counts change (and at `reset`): a policy
     /// that ranks by those counts alone may keep its last ranking while this, the hour
     /// and the weekday stay the same.
-    public private(set) var countsVersion = 0
+    @exclusivity(unchecked) public private(set) var countsVersion = 0
     /// For each local hour, the `countsVersion` at which that hour's donation or swipe
     /// counts last changed (or the history was reset): a ranking computed from one
     /// hour's counts alone stays right while the hour's entry stays the same.
-    private(set) var hourVersions = [Int](repeating: 0, count: 24)
+    @exclusivity(unchecked) private(set) var hourVersions = [Int](repeating: 0, count: 24)
     /// The latest change of the counts: its hour (−1: none since the reset), the member
     /// whose donation or swipe count went up by one, whether it was a swipe, and the
     /// hour's `hourVersions` entry just before it. A ranking of that hour computed at
     /// that entry has seen every change but this one.
-    private(set) var lastChangeHour = -1
-    private(set) var lastChangeMember = 0
-    private(set) var lastChangeIsSwipe = false
-    private(set) var lastChangeSince = 0
+    @exclusivity(unchecked) private(set) var lastChangeHour = -1
+    @exclusivity(unchecked) private(set) var lastChangeMember = 0
+    @exclusivity(unchecked) private(set) var lastChangeIsSwipe = false
+    @exclusivity(unchecked) private(set) var lastChangeSince = 0
 
     /// Each member's current relevance score, or nil when its current entry carries
     /// none. Set by the engine before each `rank`.
-    public internal(set) var currentRelevance: [Double?] = []
+    @exclusivity(unchecked) public internal(set) var currentRelevance: [Double?] = []
     /// Each member's past relevance scores (every relevance entry of its timelines dated
     /// up to now, each once, `RelevanceTimelines`) as their distinct values in increasing order, with how
     /// many times each was recorded. Scores come from a scenario's finite lists
     /// (a constant, a baseline, levels), so a member has few distinct values however long
     /// its history: recording is O(distinct) and usually one increment.
-    private var scoreValues: [[Double]] = []
-    private var scoreCounts: [[Int]] = []
+    @exclusivity(unchecked) private var scoreValues: [[Double]] = []
+    @exclusivity(unchecked) private var scoreCounts: [[Int]] = []
     /// The number of scores recorded for each member.
-    private var scoreTotals: [Int] = []
+    @exclusivity(unchecked) private var scoreTotals: [Int] = []
 
     /// An empty history; ``reset(members:)`` sizes it for a person.
     public init() {}

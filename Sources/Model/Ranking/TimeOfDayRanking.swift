@@ -42,26 +42,26 @@ public final class TimeOfDayRanking: RankingPolicy {
     let weekdayWeight: Double
     let feedbackWeight: Double
     /// The stack's size, from `begin`.
-    private var members = 0
+    @exclusivity(unchecked) private var members = 0
     /// The person's latest rankings, best first, each `members` values in memory the
     /// policy owns and reuses from person to person (the person's order before they
     /// are first computed). With weekday weight 0 there is one per local hour: row
     /// `hour` at `best + hour * members`; otherwise one, row 0. `scores` holds the
     /// scores the latest was sorted by.
-    private var best: UnsafeMutablePointer<Int>
-    private var scores: UnsafeMutablePointer<Double>
-    private var capacity = 0
+    @exclusivity(unchecked) private var best: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var scores: UnsafeMutablePointer<Double>
+    @exclusivity(unchecked) private var capacity = 0
     /// What the rankings were computed from: the history (held, so no other can take its
     /// place); with weekday weight 0, its `hourVersions` entry for each row; otherwise
     /// its `countsVersion`, the hour and the weekday of row 0. `Int.min`: nothing yet.
-    private var rankedHistory: StackHistory?
-    private var rankedVersions: UnsafeMutablePointer<Int>
-    private var rankedHour = 0
-    private var rankedWeekday = 0
+    @exclusivity(unchecked) private var rankedHistory: StackHistory?
+    @exclusivity(unchecked) private var rankedVersions: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) private var rankedHour = 0
+    @exclusivity(unchecked) private var rankedWeekday = 0
     /// Changes whenever a ranking may change (its memory or its order): a caller that
     /// keeps the pointer `ranked` gave and what it asked may reuse them while this, the
     /// history, its `countsVersion`, the hour and the weekday stay the same.
-    private(set) var generation = 0
+    @exclusivity(unchecked) private(set) var generation = 0
     /// Rows kept: 24 with weekday weight 0, else 1.
     private var rows: Int { weekdayWeight == 0 ? 24 : 1 }
 

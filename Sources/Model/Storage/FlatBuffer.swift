@@ -6,9 +6,9 @@
 /// Indices are checked in debug builds only, as for `RunningCounts`: the owners index
 /// with instance numbers that `begin` sized the buffer for.
 final class FlatBuffer<Element> {
-    private(set) var count: Int
-    private var capacity: Int
-    private var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) private(set) var count: Int
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
 
     /// `count` copies of `value`.
     init(count: Int = 0, repeating value: Element) {

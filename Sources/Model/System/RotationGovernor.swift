@@ -76,19 +76,19 @@ public final class RotationGovernor {
     }
 
     public let limits: RotationLimits
-    private var stream: RandomStream?
+    @exclusivity(unchecked) private var stream: RandomStream?
     /// The member on top at the latest view, or nil before the first.
-    public private(set) var current: Int?
+    @exclusivity(unchecked) public private(set) var current: Int?
     /// The member held on top until `holdUntil` (exclusive), or nil.
-    public private(set) var held: Int?
-    public private(set) var holdUntil: SimTime = 0
+    @exclusivity(unchecked) public private(set) var held: Int?
+    @exclusivity(unchecked) public private(set) var holdUntil: SimTime = 0
     /// The stack's own top at the latest `choose`.
-    public private(set) var home = 0
+    @exclusivity(unchecked) public private(set) var home = 0
     /// Whether the latest `choose` kept a held member on top, and whether it rotated one in.
-    public private(set) var holding = false
-    public private(set) var rotatedIn = false
+    @exclusivity(unchecked) public private(set) var holding = false
+    @exclusivity(unchecked) public private(set) var rotatedIn = false
     /// Each member may rotate in again from this time on.
-    public private(set) var cooldownUntil: [SimTime] = []
+    @exclusivity(unchecked) public private(set) var cooldownUntil: [SimTime] = []
     // The state read at every view and written at every rotation is kept in flat
     // buffers (no copy-on-write check per write), indexed by members `begin` sized them
     // for; the public entry points check the member against `cooldownUntil`.
@@ -106,13 +106,13 @@ public final class RotationGovernor {
     private let openFrom = FlatBuffer<SimTime>(repeating: .min)
     /// Distinct past scores of each member as of `distinctAt[m]` scores (a member's
     /// history only grows, so it is recounted only after it does).
-    private var distinct: [Int] = []
-    private var distinctAt: [Int] = []
+    @exclusivity(unchecked) private var distinct: [Int] = []
+    @exclusivity(unchecked) private var distinctAt: [Int] = []
     /// From this time on, `chooseWithoutRelevance` may take its shortcut: the time of the
     /// latest rotation in (`.min` before the first) while each came at or after the one
     /// before it (views come in time order: each member's newest rotation is then also
     /// its latest), `.max` once one did not or in mode `none` (no view is at `.max`).
-    private var shortcutFrom: SimTime
+    @exclusivity(unchecked) private var shortcutFrom: SimTime
 
     public init(limits: RotationLimits) {
         self.limits = limits

@@ -58,37 +58,37 @@ final class RelevanceTimelines {
     let recording: [Int]
     /// Each widget's current windows: `windows[w][0 ..< windowCount[w]]` (the array's
     /// slots past the count are reused by the next timeline, so a reload allocates nothing).
-    var windows: [[RelevanceWindow]]
-    var windowCount: [Int]
-    var baseline: [Double?]
+    @exclusivity(unchecked) var windows: [[RelevanceWindow]]
+    @exclusivity(unchecked) var windowCount: [Int]
+    @exclusivity(unchecked) var baseline: [Double?]
     /// Whether the widget has had a timeline (its opening entry is recorded).
-    var built: [Bool]
+    @exclusivity(unchecked) var built: [Bool]
     /// Scheduled: the next entry to record, 2k for the score of window k and 2k + 1 for
     /// the baseline after it; and the windows `0 ..< held[w]` some timeline held.
-    var nextEntry: [Int]
-    var held: [Int]
+    @exclusivity(unchecked) var nextEntry: [Int]
+    @exclusivity(unchecked) var held: [Int]
     /// Breaking: the end of the story in force, whose baseline entry is not recorded
     /// yet (`.max`: none).
-    var storyEnd: [SimTime]
+    @exclusivity(unchecked) var storyEnd: [SimTime]
     /// The date of each widget's next entry to record (`.max`: none), and the earliest
     /// of them: nothing is due before `due`.
-    var entryDue: [SimTime]
-    private(set) var due: SimTime = .max
+    @exclusivity(unchecked) var entryDue: [SimTime]
+    @exclusivity(unchecked) private(set) var due: SimTime = .max
     /// Each widget's scheduled changes, of the current world.
-    private var scheduled: [[SimTime]] = []
+    @exclusivity(unchecked) private var scheduled: [[SimTime]] = []
     /// Scheduled: where the search for the first window open at a reload starts, and
     /// the time of the reload that set it. Reloads come in time order, so the first open
     /// window only moves forward; an earlier time starts the search again from 0.
-    var openCursor: [Int]
-    var openCursorTime: [SimTime]
+    @exclusivity(unchecked) var openCursor: [Int]
+    @exclusivity(unchecked) var openCursorTime: [SimTime]
     /// Per widget with levels: the score drawn for each scheduled change.
-    var scheduledScores: [[Double]]
+    @exclusivity(unchecked) var scheduledScores: [[Double]]
     /// Per random change of the world (its index), the score drawn, for widgets with levels.
-    var randomScores: [Double] = []
+    @exclusivity(unchecked) var randomScores: [Double] = []
     /// Breaking with levels: the highest score of the random changes not shown yet.
-    var pendingStory: [Double]
+    @exclusivity(unchecked) var pendingStory: [Double]
     private let stream: RandomStream
-    private var shares: [Double] = []
+    @exclusivity(unchecked) private var shares: [Double] = []
 
     init(scenario: Scenario, memberOf: [Int]) {
         specs = scenario.widgets.map(\.relevance)

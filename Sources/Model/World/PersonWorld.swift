@@ -47,42 +47,42 @@ public struct WidgetMoment: Sendable, Comparable {
 /// that no policy can change, generated once and replayed under each policy pair, so
 /// policies are compared on exactly the same days (common random numbers).
 public final class PersonWorld {
-    public internal(set) var person = 0
-    public internal(set) var replication = 0
-    public internal(set) var clock: LocalClock
+    @exclusivity(unchecked) public internal(set) var person = 0
+    @exclusivity(unchecked) public internal(set) var replication = 0
+    @exclusivity(unchecked) public internal(set) var clock: LocalClock
     /// The clock's local hours, for the processes that read them in time order.
-    public internal(set) var hours: LocalHours
-    public internal(set) var timeChanges: [SimTime] = []
-    public internal(set) var environmentChanges: [SimTime] = []
-    public internal(set) var views: [ViewRecord] = []
+    @exclusivity(unchecked) public internal(set) var hours: LocalHours
+    @exclusivity(unchecked) public internal(set) var timeChanges: [SimTime] = []
+    @exclusivity(unchecked) public internal(set) var environmentChanges: [SimTime] = []
+    @exclusivity(unchecked) public internal(set) var views: [ViewRecord] = []
     /// λ of each stack member at each view, in member order, one row of `members`
     /// values per view: row `i` for view i, or, when `interestByHour` is true, row
     /// `weekday * 24 + hour` of the view's local weekday and hour (when no member's
     /// interest bursts, λ depends on those alone, and one table serves every view).
-    public internal(set) var viewInterest: [Double] = []
-    public internal(set) var interestByHour = false
-    public internal(set) var sessions: [SessionRecord] = []
+    @exclusivity(unchecked) public internal(set) var viewInterest: [Double] = []
+    @exclusivity(unchecked) public internal(set) var interestByHour = false
+    @exclusivity(unchecked) public internal(set) var sessions: [SessionRecord] = []
     /// Session ends in time order, with the session's widget.
-    public internal(set) var sessionEnds: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var sessionEnds: [WidgetMoment] = []
     /// Every widget's random content changes, and their pushes, by time then widget
     /// (laid out with the world's order, `WorldOrder.merge`).
-    public internal(set) var randomChanges: [WidgetMoment] = []
-    public internal(set) var pushes: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var randomChanges: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var pushes: [WidgetMoment] = []
     /// Each widget's scheduled (predictable, known-ahead) changes, sorted.
-    public internal(set) var scheduled: [[SimTime]] = []
+    @exclusivity(unchecked) public internal(set) var scheduled: [[SimTime]] = []
     /// Each widget's push arrival times, sorted (for interest bursts).
-    public internal(set) var pushTimes: [[SimTime]] = []
+    @exclusivity(unchecked) public internal(set) var pushTimes: [[SimTime]] = []
     /// Audio or navigation session starts and ends, each in time order, with the
     /// widget that declares its app's sessions.
-    public internal(set) var audioStarts: [WidgetMoment] = []
-    public internal(set) var audioEnds: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var audioStarts: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var audioEnds: [WidgetMoment] = []
     /// StandBy periods: starts and ends, in time order, one of each per night.
-    public internal(set) var standByStarts: [SimTime] = []
-    public internal(set) var standByEnds: [SimTime] = []
+    @exclusivity(unchecked) public internal(set) var standByStarts: [SimTime] = []
+    @exclusivity(unchecked) public internal(set) var standByEnds: [SimTime] = []
     /// Instances added to the home screen during the run, in time order.
-    public internal(set) var additions: [WidgetMoment] = []
+    @exclusivity(unchecked) public internal(set) var additions: [WidgetMoment] = []
     /// All of the above before the run's end, in the order the engine meets them.
-    public internal(set) var order = WorldOrder()
+    @exclusivity(unchecked) public internal(set) var order = WorldOrder()
 
     init(clock: LocalClock) {
         self.clock = clock
@@ -102,11 +102,11 @@ public final class WorldBuilder {
     /// The build each stream was last seeded for (`builds` then), at the same index: a
     /// stream is seeded when a build first asks for it, so processes a world does not
     /// use cost nothing. Its draws are the same: nothing draws from it before.
-    var seededFor: [Int]
+    @exclusivity(unchecked) var seededFor: [Int]
     /// The number of builds so far, and `StreamKey.personHash` of the last one's
     /// (replication, person): what each of its streams' seeds starts from.
-    var builds = 0
-    var personHash: UInt64 = 0
+    @exclusivity(unchecked) var builds = 0
+    @exclusivity(unchecked) var personHash: UInt64 = 0
     let world: PersonWorld
     let stackMembers: [Int]
     let widgetCount: Int
@@ -134,7 +134,7 @@ public final class WorldBuilder {
     let stackInterest: [Double]
     let stackSums: [StackSums]
     /// Scratch: λ of every widget at one instant.
-    var lambda: [Double]
+    @exclusivity(unchecked) var lambda: [Double]
     /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
     /// else the largest burst factor (see `buildSessions`).
     let sessionBurstBound: Double
@@ -144,20 +144,20 @@ public final class WorldBuilder {
     /// (`LocalHourRate.hourlyRate`): the same for every person.
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
-    var changeTimes: [[SimTime]]
+    @exclusivity(unchecked) var changeTimes: [[SimTime]]
     /// The clock of someone who stays at home all run, its local hours and its time
     /// changes: the same for everyone who does not travel, so worked out once, for the
     /// first such person, and shared by the rest.
-    var homeClock: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
+    @exclusivity(unchecked) var homeClock: (clock: LocalClock, hours: LocalHours, timeChanges: [SimTime])?
     /// Scratch: the arrival times of the views, then of the sessions, kept with their
     /// storage from person to person (filled afresh, the list grows only the first time).
-    var arrivalTimes: [SimTime] = []
+    @exclusivity(unchecked) var arrivalTimes: [SimTime] = []
     /// Whether views whose λ depends on the local hour and weekday alone are built in
     /// a loop of their own (`buildViewsByHour`) rather than the general one; tests turn
     /// it off to compare the two.
-    var viewsByHourInOwnLoop = true
+    @exclusivity(unchecked) var viewsByHourInOwnLoop = true
     /// The same for sessions when no widget's interest bursts (`buildSessionsByHour`).
-    var sessionsByHourInOwnLoop = true
+    @exclusivity(unchecked) var sessionsByHourInOwnLoop = true
 
     /// Fails only for a time zone or start date that `Scenario` validation lets
     /// through but the tz database rejects.

@@ -2,8 +2,9 @@ import Foundation
 import WidgetSimModel
 
 /// The version written into manifests and `run.json`; merges refuse parts of another.
+/// Semantic versioning: `CHANGELOG.md` says what each version changed.
 public enum WidgetSimVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }
 
 /// Changes a command line makes to a scenario, recorded so a run can be rebuilt
