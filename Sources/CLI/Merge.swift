@@ -32,15 +32,27 @@ struct Merge: ParsableCommand {
     @Flag(help: "Skip report.html and report/.")
     var noReport = false
 
+    @Flag(help: "Replace the finished report of another run in the --out folder.")
+    var force = false
+
     func run() throws {
         let started = Date()
         let start = DispatchTime.now().uptimeNanoseconds
+        try checkOutputPath(out)
         do {
             let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
             let scenario = study.first
-            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
+            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays,
+                                              identity: PartIdentity(first))
             let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
             defer { withExtendedLifetime(lock) {} }
+            if !force, let report = OutputFolder.finishedReport(
+                in: URL(fileURLWithPath: out), scenarioText: first.scenarioText, overrides: first.overrides), !report.sameRun {
+                throw RunRefusal("""
+                    \(out) holds the finished report of another run (scenario `\(report.scenarioName)`, finished \
+                    \(report.finished)); add --force to replace it, or give another --out folder to keep both
+                    """)
+            }
             OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             // The run's time: the compute its parts recorded, and this merge's.
             let wall = assembled.result.recordedSeconds + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
