@@ -20,7 +20,7 @@ struct StudyOptions: ParsableArguments {
     @Flag(name: .customLong("points"), help: "List the study's points and exit.")
     var listPoints = false
 
-    @Option(help: ArgumentHelp("Run only point K of the study. (default: every point)", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run only point K of the study. (default: every point)", valueName: "K"))
     var point: Int?
 
     var request: StudyRequest { StudyRequest(sets: sets, sweeps: sweeps, point: point, listOnly: listPoints) }

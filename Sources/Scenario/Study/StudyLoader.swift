@@ -280,7 +280,9 @@ struct StudyBuilder {
         let (scenario, reader) = read(edited.root)
         for step in edited.steps {
             guard let keys = reader.acceptedKeys[step.mapping], !keys.contains(step.key) else { continue }
-            let candidates = TreeEdit.candidates(edited.root, accepted: reader.acceptedKeys).filter { $0 != path.text }
+            // Not the path itself, nor the entries its writing made (`nope` for `nope.x`).
+            let candidates = TreeEdit.candidates(edited.root, accepted: reader.acceptedKeys)
+                .filter { $0 != path.text && !path.text.hasPrefix($0 + ".") && !$0.hasPrefix(path.text + ".") }
             var message = "unknown path `\(path)`"
             if let guess = Suggestions.nearest(to: path.text, in: candidates) {
                 message += "; did you mean `\(guess)`?"
