@@ -9,12 +9,17 @@ import WidgetSimScenario
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Combine the shard folders of one run into its reports.",
+        usage: "widgetsim merge <shard-folders> ... --out <out> [<options>]",
         discussion: """
         Each folder must come from `widgetsim run SCENARIO --shard K/N --out FOLDER`
         of the same run: the same scenario file, options, N and WidgetSim version,
         with every shard 0…N−1 given exactly once and every block of each present
         and complete. The CSV reports are then byte for byte those of the unsharded
-        run; run.json records how they were made.
+        run; run.json records how they were made. A part of another run (its header
+        records the run's seed, scenario, options, version and block) and a
+        parts/manifest.json changed after its run wrote it are refused by name; an
+        --out folder holding another run's finished report is replaced only with
+        --force.
 
         Example:
           widgetsim merge work/shard-0 work/shard-1 --out reports/big
