@@ -93,7 +93,7 @@ struct Run: ParsableCommand {
         try checkOutputPath(out)
         let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
         if self.study.listPoints {
-            print(pointsTable(study), terminator: "")
+            writePointsTable(study)
             return
         }
         if trace != nil, study.points.count > 1 {

@@ -228,3 +228,13 @@ extension CommandLineSafetyTests {
         #expect(r.output.contains("summary.csv:2: `views` is `nan`, not a number"), "\(r.output)")
     }
 }
+
+extension CommandLineSafetyTests {
+    /// A grid of 10⁹ points is refused at once, in the loader's words, not listed.
+    @Test func pointsRefusesAGridBeyondItsBound() throws {
+        let r = try run(["run", "scenarios/tiny.yaml", "--sweep", "budgets.daily_quota.per_day=1..1000:1",
+                         "--sweep", "seed=1..1000:1", "--sweep", "days=1..1000:1", "--points"])
+        #expect(r.status == 2)
+        #expect(r.output.contains("more than the 100000 that --points lists; list fewer values, or name one point with --point K"), "\(r.output)")
+    }
+}
