@@ -81,6 +81,9 @@ struct Run: ParsableCommand {
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
+    @Flag(name: .customLong("i-know"), help: "Start a run estimated to need more than this machine's memory or more than a day.")
+    var iKnow = false
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
         if let shard, parseShard(shard) == nil {
@@ -101,6 +104,19 @@ struct Run: ParsableCommand {
             throw ExitCode(2)
         }
         let s = study.first
+        // The size of the run, before it starts (a shard is its share of it).
+        var estimate = RunEstimate(study.points.map(\.scenario),
+                                   threads: trace != nil ? 1 : threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        if let shard = shard.flatMap(parseShard) {
+            for k in [\RunEstimate.events, \RunEstimate.personDays, \RunEstimate.seconds] { estimate[keyPath: k] /= Double(shard.count) }
+        }
+        if let why = estimate.refusal(), !iKnow {
+            printError("widgetsim: this run is refused before it starts: \(why); estimate: \(estimate.description); add --i-know to start it anyway")
+            throw ExitCode(2)
+        }
+        if !quiet, estimate.seconds >= 10 || estimate.bytes >= 1_073_741_824 {
+            printError("widgetsim: estimate: \(estimate.description)")
+        }
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
         let traceKind = try trace.map { try checkTracePath($0, scenario: scenario, folder: folder, force: force) }
         var options = RunOptions(
