@@ -9,9 +9,10 @@ import Testing
         var output: String
     }
 
-    /// Runs the built `widgetsim` (or `program`) with `arguments`; sends SIGINT once
-    /// `signalWhen` holds.
-    func run(_ arguments: [String], program: String? = nil, signalWhen: (() -> Bool)? = nil) throws -> Result {
+    /// Runs the built `widgetsim` (or `program`) with `arguments`; sends `signal` (SIGINT)
+    /// once `signalWhen` holds.
+    func run(_ arguments: [String], program: String? = nil, signal: Int32 = SIGINT,
+             signalWhen: (() -> Bool)? = nil) throws -> Result {
         guard let binary = program ?? SlurmTests.widgetsimBinary()?.path else {
             try Test.cancel("skipped: the widgetsim binary was not found beside the tests")
         }
@@ -29,7 +30,7 @@ import Testing
         try process.run()
         if let signalWhen {
             while process.isRunning && !signalWhen() { Thread.sleep(forTimeInterval: 0.05) }
-            kill(process.processIdentifier, SIGINT)
+            kill(process.processIdentifier, signal)
         }
         process.waitUntilExit()
         try sink.close()

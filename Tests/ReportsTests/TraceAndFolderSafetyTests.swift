@@ -230,6 +230,20 @@ extension CommandLineSafetyTests {
 }
 
 extension CommandLineSafetyTests {
+    /// A closed terminal (SIGHUP) stops a run as Ctrl-C does: resumable, and it says how.
+    @Test func aHangUpSaysHowToResume() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out").path
+        let r = try run(["run", "scenarios/default.yaml", "--people", "400", "--threads", "1", "--out", out, "--quiet",
+                         "--no-widget-days"], signal: SIGHUP) {
+            FileManager.default.fileExists(atPath: out + "/parts/r0-b0.counts")
+        }
+        #expect(r.status == 129, "\(r.output)")
+        #expect(r.output.contains("widgetsim: interrupted (SIGHUP) after "), "\(r.output)")
+        #expect(r.output.contains("widgetsim: finish the run with: widgetsim run scenarios/default.yaml --people 400"), "\(r.output)")
+    }
+
     /// A grid of 10⁹ points is refused at once, in the loader's words, not listed.
     @Test func pointsRefusesAGridBeyondItsBound() throws {
         let r = try run(["run", "scenarios/tiny.yaml", "--sweep", "budgets.daily_quota.per_day=1..1000:1",
