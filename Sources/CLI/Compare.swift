@@ -29,11 +29,6 @@ struct Compare: ParsableCommand {
     @Flag(help: "Print CSV instead of a table.")
     var csv = false
 
-    func validate() throws {
-        for text in [a, b] where pair(text) == nil {
-            throw ValidationError("a pair is BUDGET/RANKING, e.g. daily_quota/static; got `\(text)`")
-        }
-    }
 
     func pair(_ text: String) -> PolicyPair? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -42,6 +37,10 @@ struct Compare: ParsableCommand {
     }
 
     func run() throws {
+        for text in [a, b] where pair(text) == nil {
+            printError("widgetsim compare: a pair is BUDGET/RANKING, e.g. daily_quota/static; got `\(text)`")
+            throw ExitCode(2)
+        }
         do {
             let result = try PairCompare.compare(folder: URL(fileURLWithPath: folder), pair(a)!, pair(b)!)
             print(csv ? PairCompare.csv(result) : PairCompare.render(result), terminator: csv ? "" : "\n")

@@ -9,12 +9,17 @@ import WidgetSimScenario
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Combine the shard folders of one run into its reports.",
+        usage: "widgetsim merge <shard-folders> ... --out <out> [<options>]",
         discussion: """
         Each folder must come from `widgetsim run SCENARIO --shard K/N --out FOLDER`
         of the same run: the same scenario file, options, N and WidgetSim version,
         with every shard 0…N−1 given exactly once and every block of each present
         and complete. The CSV reports are then byte for byte those of the unsharded
-        run; run.json records how they were made.
+        run; run.json records how they were made. A part of another run (its header
+        records the run's seed, scenario, options, version and block) and a
+        parts/manifest.json changed after its run wrote it are refused by name; an
+        --out folder holding another run's finished report is replaced only with
+        --force.
 
         Example:
           widgetsim merge work/shard-0 work/shard-1 --out reports/big
@@ -32,15 +37,27 @@ struct Merge: ParsableCommand {
     @Flag(help: "Skip report.html and report/.")
     var noReport = false
 
+    @Flag(help: "Replace the finished report of another run in the --out folder.")
+    var force = false
+
     func run() throws {
         let started = Date()
         let start = DispatchTime.now().uptimeNanoseconds
+        try checkOutputPath(out)
         do {
             let (study, first, folders) = try ShardMerge.check(shardFolders, rebuildStudy: rebuildStudy)
             let scenario = study.first
-            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays)
+            var assembled = try Assembly.load(study, from: folders, widgetDays: first.widgetDays,
+                                              identity: PartIdentity(first))
             let lock = try OutputFolder.lock(URL(fileURLWithPath: out))
             defer { withExtendedLifetime(lock) {} }
+            if !force, let report = OutputFolder.finishedReport(
+                in: URL(fileURLWithPath: out), scenarioText: first.scenarioText, overrides: first.overrides), !report.sameRun {
+                throw RunRefusal("""
+                    \(out) holds the finished report of another run (scenario `\(report.scenarioName)`, finished \
+                    \(report.finished)); add --force to replace it, or give another --out folder to keep both
+                    """)
+            }
             OutputFolder.removeStaleFiles(in: URL(fileURLWithPath: out))
             // The run's time: the compute its parts recorded, and this merge's.
             let wall = assembled.result.recordedSeconds + Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -92,17 +92,20 @@ struct Run: ParsableCommand {
     @Flag(help: "Replace what the output folder holds: another run's report, or an interrupted run's blocks.")
     var force = false
 
-    @Option(help: "Write the event log to this CSV file (for small runs; forces one thread). (default: no event log)")
+    @Option(help: ArgumentHelp("Write the event log to this CSV file (for small runs; forces one thread), or to standard output with `-` or a named pipe; an existing file is replaced only with --force. (default: no event log)", valueName: "trace"))
     var trace: String?
 
     @Flag(help: "Skip widget_days.csv (large for big runs).")
     var noWidgetDays = false
 
-    @Flag(help: "Skip report.html and report/ (the CSVs are written as usual).")
+    @Flag(help: "Skip report.html and report/ (the CSVs are written as usual; an earlier run's page in the folder is removed).")
     var noReport = false
 
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
+
+    @Flag(name: .customLong("i-know"), help: "Start a run estimated to need more than this machine's memory or more than a day.")
+    var iKnow = false
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
@@ -116,7 +119,7 @@ struct Run: ParsableCommand {
         try checkOutputPath(out)
         let (study, provenance) = try prepareStudy(scenario, overrides, self.study)
         if self.study.listPoints {
-            print(pointsTable(study), terminator: "")
+            writePointsTable(study)
             return
         }
         if trace != nil, study.points.count > 1 {
@@ -124,12 +127,28 @@ struct Run: ParsableCommand {
             throw ExitCode(2)
         }
         let s = study.first
+        // The size of the run, before it starts (a shard is its share of it).
+        var estimate = RunEstimate(study.points.map(\.scenario),
+                                   threads: trace != nil ? 1 : threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        if let shard = shard.flatMap(parseShard) {
+            for k in [\RunEstimate.events, \RunEstimate.personDays, \RunEstimate.seconds] { estimate[keyPath: k] /= Double(shard.count) }
+        }
+        if let why = estimate.refusal(), !iKnow {
+            printError("widgetsim: this run is refused before it starts: \(why); estimate: \(estimate.description); add --i-know to start it anyway")
+            throw ExitCode(2)
+        }
+        if !quiet, estimate.seconds >= 10 || estimate.bytes >= 1_073_741_824 {
+            printError("widgetsim: estimate: \(estimate.description)")
+        }
         let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
+        let traceKind = try trace.map { try checkTracePath($0, scenario: scenario, folder: folder, force: force) }
         var options = RunOptions(
             outputFolder: folder,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
             shard: shard.flatMap(parseShard),
-            traceFile: trace.map { URL(fileURLWithPath: $0) })
+            traceFile: traceKind == .file ? trace.map { URL(fileURLWithPath: $0) } : nil)
+        // With the trace on standard output, what the run says goes to standard error.
+        let say: (String) -> Void = traceKind == .standardOutput ? { printError($0) } : { print($0) }
         options.widgetDays = !noWidgetDays
         // The parts go while the report page is drawn; the program waits for both.
         options.removePartsInBackground = true
@@ -138,25 +157,38 @@ struct Run: ParsableCommand {
         options.provenance = provenance
         options.startedAt = start
         options.notice = { @Sendable text in printError("widgetsim: \(text)") }
+        // Opened before Ctrl-C is taken over: waiting for the pipe's reader ends at once.
+        switch traceKind {
+        case .standardOutput: options.traceStream = TraceStream()
+        case .pipe:
+            if !quiet { printError("widgetsim: writing the trace to the named pipe \(displayed(trace!)) once a reader opens it") }
+            do {
+                options.traceStream = try TraceStream(pipe: trace!)
+            } catch {
+                printError("widgetsim: \(error)")
+                throw ExitCode(1)
+            }
+        default: break
+        }
         let stop = StopRequest.install()
         options.shouldStop = { @Sendable in stop.requested }
         let progress = quiet ? nil : ProgressLine()
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
-        if !quiet, let cost = ExploreCost.line(study) { print(cost) }
+        if !quiet, let cost = ExploreCost.line(study) { say(cost) }
         let outcome: StudyOutcome
         do {
             outcome = try RunJob.execute(study, options)
         } catch let refusal as RunRefusal {
             progress?.finish()
-            printError("widgetsim: \(refusal)")
+            printError("widgetsim: " + displayed("\(refusal)"))
             throw ExitCode(2)
         } catch {
             progress?.finish()
-            printError("widgetsim: \(error)")
+            printError("widgetsim: " + displayed("\(error)"))
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("parts/manifest.json").path) {
-                printError("widgetsim: the finished blocks are kept in \(folder.path)/parts/; once the cause is fixed, finish with: \(resumeCommand(folder))")
+                printError("widgetsim: the finished blocks are kept in \(displayed(folder.path))/parts/; once the cause is fixed, finish with: \(resumeCommand(folder))")
             }
             throw ExitCode(1)
         }
@@ -166,29 +198,29 @@ struct Run: ParsableCommand {
             if !quiet {
                 // An exploring study's worlds are many: its answer stands for the table of points.
                 if let answer = ExploreAnswer.sentence(folder: folder) {
-                    print("\(study.points.count) worlds; per point in study.csv, per pair in robust.csv, discovery.csv"
+                    say("\(study.points.count) worlds; per point in study.csv, per pair in robust.csv, discovery.csv"
                           + (study.design?.isSaltelli == true ? " and sensitivity.csv" : ""))
-                    print(answer)
+                    say(answer)
                 } else {
-                    print(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
+                    say(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
                 }
             }
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
-            RunStatistics(result, since: start).print()
-            print("reports written to \(folder.path)/")
-            if let page { print("charts: open \(page.page.path) in a browser") }
+            RunStatistics(result, since: start).print(to: say)
+            say("reports written to \(displayed(folder.path))/")
+            if let page { say("charts: open \(page.page.path) in a browser") }
             OutputFolder.finishRemovals()
         case .shardWritten(let blocks, let result):
-            RunStatistics(result, since: start).print()
-            print("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(folder.path)/parts/")
-            print("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
+            RunStatistics(result, since: start).print(to: say)
+            say("shard \(options.shard!) of \(s.name): \(blocks) blocks written to \(displayed(folder.path))/parts/")
+            say("combine the shards with: widgetsim merge SHARD_FOLDER... --out REPORT_FOLDER")
         case .interrupted(let done, let total):
             let why = stop.signalName.map { "interrupted (\($0))" } ?? "stopped"
-            printError("widgetsim: \(why) after \(done) of \(total) blocks; they are kept in \(folder.path)/parts/")
+            printError("widgetsim: \(why) after \(done) of \(total) blocks; they are kept in \(displayed(folder.path))/parts/")
             printError("widgetsim: finish the run with: \(resumeCommand(folder))")
             throw ExitCode(stop.signal.map { 128 + $0 } ?? 1)
         case .alreadyFinished(let when):
-            print("the run in \(folder.path)/ already finished (its report was written \(when)); nothing to do")
+            say("the run in \(displayed(folder.path))/ already finished (its report was written \(when)); nothing to do")
         }
     }
 
@@ -205,6 +237,11 @@ struct Run: ParsableCommand {
 
 /// A word as a shell reads it: quoted when it holds anything but safe characters.
 func shellQuoted(_ word: String) -> String {
+    if word.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        // $'…': a line break or another control character as an escape, on one line.
+        let escaped = word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+        return "$'" + displayed(escaped) + "'"
+    }
     let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
     return safe && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
@@ -212,14 +249,114 @@ func shellQuoted(_ word: String) -> String {
 /// Refuses an `--out` that names something other than a folder (exit status 2).
 func checkOutputPath(_ out: String?) throws {
     guard let out else { return }
+    if out.isEmpty {
+        printError("widgetsim: --out is empty; give --out a folder (it is created when missing)")
+        throw ExitCode(2)
+    }
+    var link = stat()
+    var target = stat()
+    if lstat(out, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, stat(out, &target) != 0 {
+        let why = errno == ELOOP ? "a loop of symbolic links" : "a symbolic link to nothing (a dangling link)"
+        printError("widgetsim: --out \(displayed(out)) is \(why); give --out a folder, or remove the link")
+        throw ExitCode(2)
+    }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
-        printError("widgetsim: --out \(out) is a file, not a folder; give --out a folder (it is created when missing)")
+        printError("widgetsim: --out \(displayed(out)) is a file, not a folder; give --out a folder (it is created when missing)")
         throw ExitCode(2)
     }
 }
 
-/// Ctrl-C (SIGINT) and SIGTERM during a run: the first asks the run to stop, leaving it
+/// What `--trace` writes to.
+enum TraceKind {
+    /// A new file, or an existing regular file replaced with `--force`: written under a
+    /// temporary name and renamed when the run is complete.
+    case file
+    /// A named pipe, written as the run goes.
+    case pipe
+    /// `-`: standard output, written as the run goes.
+    case standardOutput
+}
+
+/// Checks what `--trace PATH` would replace, as the reports' own rules go: never the
+/// scenario file or a file the run writes in its output folder, never something that is
+/// not a regular file (a named pipe or `-` is written to as a stream, on purpose), and
+/// an existing file only with `--force`. Refusals exit with status 2.
+func checkTracePath(_ path: String, scenario: String, folder: URL, force: Bool) throws -> TraceKind {
+    func refuse(_ why: String) -> ExitCode {
+        printError("widgetsim: --trace \(displayed(path)) \(why)")
+        return ExitCode(2)
+    }
+    if path.isEmpty {
+        printError("widgetsim: --trace is empty; give it a file name, or `-` for standard output")
+        throw ExitCode(2)
+    }
+    if path == "-" { return .standardOutput }
+    let url = URL(fileURLWithPath: path)
+    // A file in the output folder that the run writes (reports, page, parts, lock).
+    let inFolder = resolved(url.deletingLastPathComponent()).appendingPathComponent(url.lastPathComponent).path
+    let out = resolved(folder).path
+    for name in OutputFolder.ownedNames {
+        let owned = out + "/" + name
+        if inFolder == owned || inFolder.hasPrefix(owned + "/") {
+            throw refuse("is \(displayed(owned)), where the run writes its \(name == "parts" ? "finished blocks" : name == OutputFolder.lockName ? "lock" : "report"); give the trace a name of its own")
+        }
+    }
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+        if errno == ENOENT { return .file }
+        throw refuse("cannot be used: \(String(cString: strerror(errno)))")
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG:
+        var scenarioInfo = stat()
+        if stat(scenario, &scenarioInfo) == 0, scenarioInfo.st_dev == info.st_dev, scenarioInfo.st_ino == info.st_ino {
+            throw refuse("is the scenario file being run; give the trace another name")
+        }
+        if !force { throw refuse("exists; add --force to replace it, or give the trace another name") }
+        return .file
+    case S_IFIFO:
+        return .pipe
+    case S_IFLNK:
+        throw refuse("is a symbolic link (the trace would replace the link, not its target); give the path of the file itself")
+    case S_IFDIR:
+        throw refuse("is a folder; give --trace a file name")
+    default:
+        throw refuse("is a device or a socket, not a regular file; the trace is written to a file, a named pipe, or standard output (`-`)")
+    }
+}
+
+/// `url` with symbolic links resolved as far as the path exists (the rest as given).
+func resolved(_ url: URL) -> URL {
+    let absolute = url.standardizedFileURL
+    if let real = realpath(absolute.path, nil) {
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real))
+    }
+    let parent = absolute.deletingLastPathComponent()
+    if parent.path == absolute.path { return absolute }
+    return resolved(parent).appendingPathComponent(absolute.lastPathComponent)
+}
+
+/// A path as messages print it: control characters (a line break in a file name) as
+/// escapes, so that every message stays one line.
+func displayed(_ path: String) -> String {
+    guard path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return path }
+    var out = ""
+    for c in path.unicodeScalars {
+        switch c {
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            out += c.properties.generalCategory == .control && c.value < 0x100
+                ? "\\x" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16) : String(c)
+        }
+    }
+    return out
+}
+
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal) during a run: the first asks the run to stop, leaving it
 /// resumable; a second one ends the program at once (finished blocks are safe anyway).
 final class StopRequest: @unchecked Sendable {
     private let lock = NSLock()
@@ -229,12 +366,12 @@ final class StopRequest: @unchecked Sendable {
     var requested: Bool { lock.withLock { received != nil } }
     var signal: Int32? { lock.withLock { received } }
     var signalName: String? {
-        signal.map { $0 == SIGINT ? "Ctrl-C" : $0 == SIGTERM ? "SIGTERM" : "signal \($0)" }
+        signal.map { $0 == SIGINT ? "Ctrl-C" : $0 == SIGTERM ? "SIGTERM" : $0 == SIGHUP ? "SIGHUP" : "signal \($0)" }
     }
 
     static func install() -> StopRequest {
         let request = StopRequest()
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             Foundation.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
@@ -357,8 +494,8 @@ struct RunStatistics {
                events, personDays, seconds, Double(events) / max(seconds, 1e-9), Double(personDays) / max(seconds, 1e-9), peakMB)
     }
 
-    func print() {
-        if let resumedLine { Swift.print(resumedLine) }
-        Swift.print(line)
+    func print(to say: (String) -> Void = { Swift.print($0) }) {
+        if let resumedLine { say(resumedLine) }
+        say(line)
     }
 }

@@ -20,7 +20,7 @@ struct StudyOptions: ParsableArguments {
     @Flag(name: .customLong("points"), help: "List the study's points and exit.")
     var listPoints = false
 
-    @Option(help: ArgumentHelp("Run only point K of the study. (default: every point)", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run only point K of the study. (default: every point)", valueName: "K"))
     var point: Int?
 
     var request: StudyRequest { StudyRequest(sets: sets, sweeps: sweeps, point: point, listOnly: listPoints) }
@@ -93,9 +93,22 @@ func rebuildStudy(_ m: RunManifest) throws -> Study {
     return s
 }
 
-/// `--points`: the study's points, one per line, as a table.
-func pointsTable(_ study: Study) -> String {
-    guard study.isStudy else { return "no study: the scenario runs as one point (0)\n" }
+/// `--points`: the study's points, one per line, as a table, on standard output, written as it is made (in pieces of 64 KiB).
+func writePointsTable(_ study: Study) {
+    var buffer = ""
+    pointsTable(study) { text in
+        buffer += text
+        if buffer.utf8.count >= 1 << 16 {
+            FileHandle.standardOutput.write(Data(buffer.utf8))
+            buffer = ""
+        }
+    }
+    FileHandle.standardOutput.write(Data(buffer.utf8))
+}
+
+/// The `--points` table, line by line, to `emit`.
+func pointsTable(_ study: Study, emit: (String) -> Void) {
+    guard study.isStudy else { return emit("no study: the scenario runs as one point (0)\n") }
     let header = ["point"] + study.parameters
     let rows = study.points.map { [String($0.number) + ($0.number == study.baselinePoint ? " *" : "")] + $0.values }
     let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max() ?? 0 }
@@ -103,12 +116,11 @@ func pointsTable(_ study: Study) -> String {
         zip(fields, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
             .trimmingCharacters(in: .whitespaces) + "\n"
     }
-    var out = ExploreCost.line(study).map { $0 + "\n" } ?? ""
-    out += "\(study.totalPoints) point\(study.totalPoints == 1 ? "" : "s"); * baseline point\n"
-    out += line(header)
-    for row in rows { out += line(row) }
+    if let cost = ExploreCost.line(study) { emit(cost + "\n") }
+    emit("\(study.totalPoints) point\(study.totalPoints == 1 ? "" : "s"); * baseline point\n")
+    emit(line(header))
+    for row in rows { emit(line(row)) }
     if study.totalPoints > Study.maximumPoints {
-        out += "more than \(Study.maximumPoints) points: run them one at a time with --point K\n"
+        emit("more than \(Study.maximumPoints) points: run them one at a time with --point K\n")
     }
-    return out
 }

@@ -37,9 +37,23 @@ public enum WidgetSimCLI {
     /// Runs the command line with exactly the policies of `policies` (normally
     /// `PolicyRegistry.builtIn` with a program's own registered after it), then exits.
     /// `arguments` default to the process's own.
+    /// A command line the parser rejects (an unknown option, a missing or malformed
+    /// value) is bad input like any other: its message, and exit status 2.
     public static func main(policies: PolicyRegistry, arguments: [String]? = nil) -> Never {
         current.set(policies)
-        WidgetSim.main(arguments)
+        do {
+            var command = try WidgetSim.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            let code = WidgetSim.exitCode(for: error)
+            let message = WidgetSim.fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                exit(0)
+            }
+            if !message.isEmpty { printError(message) }
+            exit(code == .validationFailure ? 2 : code.rawValue)
+        }
         exit(0)
     }
 

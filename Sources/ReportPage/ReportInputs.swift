@@ -192,6 +192,11 @@ struct SummaryFacts {
         if let c = t.column(["warmup_days"]) { f.identity.warmupDays = t.rows[0][c] }
         f.identity.replications = String(Set(t.rows.map { $0[replication] }).count)
         for i in t.rows.indices { _ = try t.requiredNumber(i, replication) }
+        // Every number of the file read as one: a damaged value is named, not drawn.
+        for name in summaryNumberColumns {
+            guard let c = t.column([name]) else { continue }
+            for i in t.rows.indices { _ = try t.number(i, c) }
+        }
         if let budget = t.column(["budget"]), let ranking = t.column(["ranking"]) {
             for name in perReplicationColumns {
                 guard let c = t.column([name]) else { continue }

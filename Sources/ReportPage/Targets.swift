@@ -202,3 +202,6 @@ struct Targets {
                    low: e.halfWidth.map { String(m - $0) } ?? "", high: e.halfWidth.map { String(m + $0) } ?? "")
     }
 }
+
+/// The columns of summary.csv that hold numbers (as `Schema` describes them).
+let summaryNumberColumns: [String] = Schema.summaryColumns.filter { $0.type != .string }.map(\.name)

@@ -167,11 +167,12 @@ import WidgetSimScenario
             return folder.path
         }
         #expect(refusal([a[0], a[1], c[2]])?.contains("is a shard of another scenario") == true)
-        // Another version.
+        // Another version (a manifest as that version writes it, checksum and all).
         let manifestURL = URL(fileURLWithPath: a[2]).appendingPathComponent("parts/manifest.json")
         let original = try String(contentsOf: manifestURL, encoding: .utf8)
-        try original.replacingOccurrences(of: "\"version\" : \"\(WidgetSimVersion.current)\"", with: "\"version\" : \"0.0.1\"")
-            .write(to: manifestURL, atomically: true, encoding: .utf8)
+        var older = try RunManifest.read(from: manifestURL.deletingLastPathComponent())
+        older.version = "0.0.1"
+        try older.write(to: manifestURL.deletingLastPathComponent())
         #expect(refusal(a)?.contains("was written by WidgetSim 0.0.1") == true)
         try original.write(to: manifestURL, atomically: true, encoding: .utf8)
         #expect(refusal(a) == nil)

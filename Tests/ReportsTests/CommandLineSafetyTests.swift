@@ -9,9 +9,10 @@ import Testing
         var output: String
     }
 
-    /// Runs the built `widgetsim` (or `program`) with `arguments`; sends SIGINT once
-    /// `signalWhen` holds.
-    func run(_ arguments: [String], program: String? = nil, signalWhen: (() -> Bool)? = nil) throws -> Result {
+    /// Runs the built `widgetsim` (or `program`) with `arguments`; sends `signal` (SIGINT)
+    /// once `signalWhen` holds.
+    func run(_ arguments: [String], program: String? = nil, signal: Int32 = SIGINT,
+             signalWhen: (() -> Bool)? = nil) throws -> Result {
         guard let binary = program ?? SlurmTests.widgetsimBinary()?.path else {
             try Test.cancel("skipped: the widgetsim binary was not found beside the tests")
         }
@@ -29,7 +30,7 @@ import Testing
         try process.run()
         if let signalWhen {
             while process.isRunning && !signalWhen() { Thread.sleep(forTimeInterval: 0.05) }
-            kill(process.processIdentifier, SIGINT)
+            kill(process.processIdentifier, signal)
         }
         process.waitUntilExit()
         try sink.close()
@@ -91,7 +92,8 @@ import Testing
         #expect(r.output == "\(fifo):0:0: (file): is a named pipe (FIFO), not a scenario file; save the scenario to a file first\n")
     }
 
-    /// A fixed-seed sample of the fuzzer: no crash, no hang, every refusal located.
+    /// A fixed-seed sample of the fuzzer: no crash, no hang, every refusal located; odd
+    /// command lines change no kept file; tampered folders give no silent wrong result.
     @Test func fuzzSampleFindsNothing() throws {
         guard let binary = SlurmTests.widgetsimBinary()?.path else {
             try Test.cancel("skipped: the widgetsim binary was not found beside the tests")
@@ -101,11 +103,14 @@ import Testing
         }
         let keep = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: keep) }
-        let r = try run(["scripts/fuzz", "--count", "300", "--seed", "2026", "--jobs", "4",
+        let r = try run(["scripts/fuzz", "--count", "300", "--commands", "60", "--folders", "30", "--seed", "2026", "--jobs", "4",
                          "--binary", binary, "--keep", keep.path], program: "/usr/bin/python3")
         #expect(r.status == 0, "\(r.output)")
         #expect(r.output.contains("validate crash                     0"), "\(r.output)")
         #expect(r.output.contains("refused (located)"), "\(r.output)")
         #expect(r.output.contains("accepted and ran"), "\(r.output)")
+        #expect(r.output.contains("command crash                      0"), "\(r.output)")
+        #expect(r.output.contains("command changed a kept file        0"), "\(r.output)")
+        #expect(r.output.contains("folder silent wrong result         0"), "\(r.output)")
     }
 }

@@ -138,6 +138,7 @@ import WidgetSimScenario
         try RunJob.prepare(parts: parts, manifest: manifest, resume: false)
         let runner = Runner(scenario: s)
         runner.partsFolder = parts
+        runner.partIdentity = PartIdentity(manifest)
         _ = try runner.run()
         var resumed = try options(folder)
         resumed.resume = true

@@ -199,7 +199,7 @@ final class Notices: @unchecked Sendable {
             _ = try PartFiles.readCounts(url, id, pairs: 1, days: 1, widgets: 1, warmupDays: 0, people: 1)
             Issue.record("a format-3 counts file was read")
         } catch {
-            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 4`): run it again")
+            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 5`): run it again")
         }
     }
 
@@ -239,9 +239,10 @@ final class Notices: @unchecked Sendable {
         var recorded = 0.0
         var pairSeconds = Array(repeating: 0.0, count: s.policyPairs.count)
         let plan = BlockPlan(s)
+        let identity = PartIdentity(try RunManifest.read(from: parts)).with(seed: s.seed)
         for id in plan.all {
             let part = try PartFiles.readCounts(
-                PartFiles.countsURL(parts, id), id, pairs: s.policyPairs.count, days: s.days,
+                PartFiles.countsURL(parts, id), id, identity: identity, pairs: s.policyPairs.count, days: s.days,
                 widgets: s.widgets.count, warmupDays: s.warmupDays, people: plan.people(of: id).count)
             #expect(part.pairSeconds.count == pairSeconds.count)
             recorded += part.seconds

@@ -163,7 +163,8 @@ import WidgetSimScenario
             }
             #expect(first.points == 3)
             let out = root.appendingPathComponent("\(n)/merged")
-            let assembled = try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays)
+            let assembled = try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays,
+                                              identity: PartIdentity(first))
             let record = RunRecord(scenario: rebuilt.first, manifest: first, provenance: Provenance(), threads: nil,
                                    shards: n, started: Date(), finished: Date(), results: assembled.results, study: rebuilt)
             try assembled.write(to: out, record: record)

@@ -175,7 +175,7 @@ func mergeShards(_ folders: [String], into out: URL) throws {
         try m.overrides.apply(to: &s)
         return s
     }
-    let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays)
+    let assembled = try Assembly.load(s, from: parts, widgetDays: first.widgetDays, identity: PartIdentity(first))
     let record = RunRecord(scenario: s, manifest: first, provenance: Provenance(), threads: nil,
                            shards: folders.count, started: Date(), finished: Date(), result: assembled.result)
     try assembled.write(to: out, record: record)

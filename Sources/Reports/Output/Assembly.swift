@@ -31,11 +31,15 @@ public struct Assembly {
     /// Reads every listed block of every folder, checking each against the run and its
     /// checksums. The results' times are those the parts recorded (`recordedSeconds`
     /// and `wallSeconds`: the blocks' wall times on their threads, summed).
-    public static func load(_ s: Scenario, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
-        try load(Study(single: s), from: folders, widgetDays: widgetDays)
+    public static func load(_ s: Scenario, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool,
+                            identity: PartIdentity) throws -> Assembly {
+        try load(Study(single: s), from: folders, widgetDays: widgetDays, identity: identity)
     }
 
-    public static func load(_ study: Study, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool) throws -> Assembly {
+    /// As `load(_:from:widgetDays:identity:)`, for a study. Every part must carry
+    /// `identity` (with its point's seed) and have rows exactly when `widgetDays`.
+    public static func load(_ study: Study, from folders: [(parts: URL, blocks: [BlockID])], widgetDays: Bool,
+                            identity: PartIdentity) throws -> Assembly {
         let plan = BlockPlan(study)
         let scenarios = study.points.map(\.scenario)
         let pairs = scenarios.map(\.policyPairs)
@@ -57,8 +61,13 @@ public struct Assembly {
                 let s = scenarios[k]
                 let url = PartFiles.countsURL(parts, id)
                 let part = try PartFiles.readCounts(
-                    url, id, pairs: pairs[k].count, days: s.days, widgets: s.widgets.count,
-                    warmupDays: s.warmupDays, people: plan.people(of: id).count)
+                    url, id, identity: identity.with(seed: s.seed), pairs: pairs[k].count, days: s.days,
+                    widgets: s.widgets.count, warmupDays: s.warmupDays, people: plan.people(of: id).count)
+                if (part.rows >= 0) != widgetDays {
+                    throw PartError.foreign(url.path, part.rows >= 0
+                        ? "it has widget_days rows, where the manifest records a run without them"
+                        : "it has no widget_days rows, where the manifest records a run with them")
+                }
                 for p in 0 ..< pairs[k].count {
                     totals[k][id.replication][p].add(part.totals[p])
                     pairSeconds[k][p] += part.pairSeconds[p]
@@ -87,7 +96,10 @@ public struct Assembly {
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
     /// reasons.csv, widget_days.csv (when the blocks have rows), study.csv (a study),
     /// schema.json (the files and columns written) and run.json into `folder`: all of
-    /// them or, on failure, none.
+    /// them or, on failure, none. Report files of an earlier run that this one does not
+    /// write (widget_days.csv, batches.csv, study.csv) and the earlier run's page
+    /// (report.html, report/) are removed before `run.json` marks the report finished:
+    /// the folder then holds this run's files and no other run's.
     public func write(to folder: URL, record: RunRecord) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
@@ -119,13 +131,18 @@ public struct Assembly {
         // or failing to write leaves the earlier report whole. `run.json` is renamed
         // last: it marks the report finished.
         for f in files { try f.finishWriting() }
-        for f in files { try f.commit() }
-        // A study.csv left by an earlier study in this folder no longer belongs here.
-        if !study.isStudy { try? FileManager.default.removeItem(at: folder.appendingPathComponent("study.csv")) }
-        let written = Set(tables.map(\.file))
-        for name in ExploreReports.files where !written.contains(name) {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        for f in files.dropLast() { try f.commit() }
+        let written = Set(files.map(\.url.lastPathComponent))
+        for name in OutputFolder.reportFiles + OutputFolder.pageFiles where !written.contains(name) {
+            let url = folder.appendingPathComponent(name)
+            guard (try? url.checkResourceIsReachable()) == true else { continue }
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw ReportError.cannotWrite(url.path, "the earlier run's file cannot be removed (\(OutputFolder.reason(error)))")
+            }
         }
+        try files.last!.commit()
         OutputFolder.synchronize(folder)
     }
 }

@@ -37,11 +37,12 @@ public enum PairCompare {
         }
     }
 
-    /// A CSV file as a header and rows of named fields.
+    /// A CSV file as a header and rows of named fields, every row as long as the header
+    /// and every field of a `numeric` column a finite number or empty.
     struct Sheet {
         var names: [String: Int]
         var rows: [[String]]
-        init(_ url: URL) throws {
+        init(_ url: URL, numeric: [String]) throws {
             guard let text = try? String(contentsOf: url, encoding: .utf8) else {
                 throw Failure.unreadable(url.path, "no such file (is this a report folder of a finished run?)")
             }
@@ -50,6 +51,18 @@ public enum PairCompare {
             let header = all.removeFirst()
             names = Dictionary(header.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
             rows = all
+            guard !rows.isEmpty else { throw Failure.unreadable(url.path, "it has a header but no rows") }
+            for (i, row) in rows.enumerated() {
+                guard row.count == header.count else {
+                    throw Failure.unreadable(url.path, "row \(i + 1) has \(row.count) fields where the header has \(header.count) (a truncated or damaged row)")
+                }
+                for name in numeric {
+                    guard let c = names[name], !row[c].isEmpty else { continue }
+                    guard let v = Double(row[c]), v.isFinite else {
+                        throw Failure.unreadable(url.path, "row \(i + 1): `\(name)` is `\(row[c])`, not a number")
+                    }
+                }
+            }
         }
         func text(_ row: [String], _ column: String) -> String? { names[column].map { row[$0] } }
         func number(_ row: [String], _ column: String) -> Double? { text(row, column).flatMap(Double.init) }
@@ -60,7 +73,8 @@ public enum PairCompare {
 
     public static func compare(folder: URL, _ a: PolicyPair, _ b: PolicyPair) throws -> Result {
         let summaryURL = folder.appendingPathComponent("summary.csv")
-        let summary = try Sheet(summaryURL)
+        let numeric = Schema.summaryColumns.filter { $0.type != .string }.map(\.name)
+        let summary = try Sheet(summaryURL, numeric: numeric)
         let pairs = summary.rows.map(summary.pair).reduce(into: [PolicyPair]()) { if !$0.contains($1) { $0.append($1) } }
         for p in [a, b] where !pairs.contains(p) { throw Failure.noPair(summaryURL.path, p, pairs) }
         let rowsA = summary.rows.filter { summary.pair($0) == a }
@@ -70,7 +84,7 @@ public enum PairCompare {
         let oneReplication = rowsA.count == 1 && FileManager.default.fileExists(atPath: batchesURL.path)
         var rows: [Row] = []
         if oneReplication {
-            let batches = try Sheet(batchesURL)
+            let batches = try Sheet(batchesURL, numeric: Schema.batchesColumns.filter { $0.type != .string }.map(\.name))
             let people = summary.number(first, "people") ?? 0
             let blocksA = batches.rows.filter { batches.pair($0) == a }
             let blocksB = batches.rows.filter { batches.pair($0) == b }

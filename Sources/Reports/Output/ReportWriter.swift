@@ -1,5 +1,8 @@
 import Foundation
 import WidgetSimModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The CSV reports of a run, in one folder (`Schema` describes every column):
 ///
@@ -99,14 +102,14 @@ public enum ReportWriter {
 /// time in seconds, person, event, widget, decision, and the reason code of a refusal,
 /// a dropped push or a missed view. The runner names the replication it is running.
 public final class TraceWriter: TraceSink, @unchecked Sendable {
-    let file: AtomicFile
+    let file: any TraceOutput
     let scenario: String
     let seed: String
     /// The replication whose people are being run (one thread runs them all in turn).
     public var replication = 0
     public private(set) var failure: (any Error)?
 
-    public init(file: AtomicFile, scenario: Scenario) throws {
+    public init(file: any TraceOutput, scenario: Scenario) throws {
         self.file = file
         self.scenario = scenario.name
         seed = String(scenario.seed)
@@ -129,4 +132,80 @@ public final class TraceWriter: TraceSink, @unchecked Sendable {
     }
 
     public func abandon() { file.abandon() }
+}
+
+/// Where a trace goes: a file written under a temporary name (`AtomicFile`), or a
+/// stream (`TraceStream`: standard output, a named pipe).
+public protocol TraceOutput: AnyObject {
+    func write(_ text: String) throws
+    /// Everything written is in place (a file renamed, a stream flushed).
+    func commit() throws
+    /// The run failed: a file is removed, a stream is flushed and left as it is.
+    func abandon()
+}
+
+extension AtomicFile: TraceOutput {}
+
+/// A trace written as it comes to an open stream: standard output (`-`) or a named
+/// pipe, on purpose; what was written stays written.
+public final class TraceStream: TraceOutput, @unchecked Sendable {
+    /// What the stream is, for messages (`standard output`, the pipe's path).
+    public let name: String
+    let descriptor: Int32
+    let owned: Bool
+    var buffer: [UInt8] = []
+    var closed = false
+
+    /// Standard output.
+    public init() {
+        name = "standard output"
+        descriptor = STDOUT_FILENO
+        owned = false
+    }
+
+    /// The named pipe at `path`, opened for writing (waits until a reader opens it).
+    public init(pipe path: String) throws {
+        name = path
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReportError.cannotWrite(path, String(cString: strerror(errno))) }
+        descriptor = fd
+        owned = true
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    func flush() throws {
+        var written = 0
+        while written < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, buffer.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let why = String(cString: strerror(errno))
+                buffer.removeAll()
+                throw ReportError.cannotWrite(name, why)
+            }
+            written += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    public func commit() throws {
+        guard !closed else { return }
+        try flush()
+        close()
+    }
+
+    public func abandon() {
+        guard !closed else { return }
+        try? flush()
+        close()
+    }
+
+    func close() {
+        closed = true
+        if owned { Glibc.close(descriptor) }
+    }
 }

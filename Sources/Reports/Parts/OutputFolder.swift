@@ -12,6 +12,15 @@ import WidgetSimModel
 public enum OutputFolder {
     public static let lockName = ".widgetsim.lock"
 
+    /// Every report file a run or a merge may write into the folder.
+    public static let reportFiles = ["summary.csv", "daily.csv", "comparison.csv", "batches.csv", "reasons.csv",
+                                     "widget_days.csv", "study.csv", "robust.csv", "discovery.csv", "sensitivity.csv",
+                                     "schema.json", "run.json"]
+    /// The page drawn from the reports (`widgetsim report`), and its charts' folder.
+    public static let pageFiles = ["report.html", "report"]
+    /// Every name the folder's runs own: reports, page, parts and lock.
+    public static var ownedNames: [String] { reportFiles + pageFiles + ["parts", lockName] }
+
     /// An open, locked output folder; the lock lasts as long as this object.
     public final class Lock: @unchecked Sendable {
         let descriptor: Int32

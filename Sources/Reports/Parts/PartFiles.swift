@@ -9,10 +9,13 @@ import WidgetSimModel
 ///   finished exactly when its counts file exists.
 ///
 /// Counts format (binary, written once and read back without parsing text): the line
-/// `widgetsim-counts 4` and a line break, then little-endian fields:
+/// `widgetsim-counts 5` and a line break, then little-endian fields:
 ///
 ///     Int64    length: every byte of the file, this field and the checksum included
-///     Int64 ×8 replication, block, pairs P, days D, widgets W, people N, rows R,
+///     UInt64×3 the run's identity (`PartIdentity`): seed, scenario fingerprint,
+///              overrides fingerprint
+///     UInt8×16 the version of WidgetSim that wrote it, in UTF-8, padded with zeros
+///     Int64 ×9 point, replication, block, pairs P, days D, widgets W, people N, rows R,
 ///              rows checksum C (−1 when none)
 ///     Float64  block seconds, then the seconds of each of the P pairs
 ///     per pair: Int64 × D·|PersonCounter|, × D·W·|WidgetCounter|, × D·|RefusalReason|,
@@ -24,9 +27,13 @@ import WidgetSimModel
 /// CRC-32C of the rows file's bytes; `seconds` the wall time the block took on its
 /// thread (world generation and part writing included) and the time each pair's
 /// simulation took in it. A changed byte anywhere in either file makes its checksum
-/// differ; a truncated file is shorter than its recorded length.
+/// differ; a truncated file is shorter than its recorded length. A part of another run
+/// (another seed, scenario file, options or version, or another block's file under
+/// this one's name) has a valid checksum but another identity, and is refused as a
+/// stranger (`PartError.foreign`), never merged.
 public enum PartFiles {
-    static let magic = Array("widgetsim-counts 4\n".utf8)
+    static let magic = Array("widgetsim-counts 5\n".utf8)
+    static let versionBytes = 16
 
     public static func countsURL(_ folder: URL, _ id: BlockID) -> URL {
         folder.appendingPathComponent("\(id.stem).counts")
@@ -36,11 +43,11 @@ public enum PartFiles {
     }
 
     /// The counts file of one finished block, its length and checksum included.
-    static func countsBytes(_ id: BlockID, totals: [PairTotals], rows: Int, rowsChecksum: UInt32?,
-                            seconds: Double, pairSeconds: [Double]) -> [UInt8] {
+    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: Int,
+                            rowsChecksum: UInt32?, seconds: Double, pairSeconds: [Double]) -> [UInt8] {
         let t0 = totals[0]
         var out = CountsWriter()
-        var size = magic.count + 8 * (10 + pairSeconds.count) + 4
+        var size = magic.count + 8 * (14 + pairSeconds.count) + versionBytes + 4
         for t in totals {
             size += 8 * (t.person.count + t.widget.count + t.refusals.count + t.missedViews.count + 1
                          + t.reloadHistogram.count)
@@ -48,7 +55,9 @@ public enum PartFiles {
         out.bytes.reserveCapacity(size)
         out.bytes += magic
         out.int(0)  // the length, set below
-        for v in [id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people, rows] { out.int(Int64(v)) }
+        for v in [identity.seed, identity.scenario, identity.overrides] { out.int(Int64(bitPattern: v)) }
+        out.bytes += identity.versionField
+        for v in [id.point, id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people, rows] { out.int(Int64(v)) }
         out.int(rowsChecksum.map { Int64($0) } ?? -1)
         out.double(seconds)
         for s in pairSeconds { out.double(s) }
@@ -69,10 +78,12 @@ public enum PartFiles {
         return out.bytes
     }
 
-    /// Reads a block's counts, checking its length and checksum and then its fields
-    /// against what the run expects.
+    /// Reads a block's counts, checking its length and checksum, then its identity and
+    /// block (a part of another run is `PartError.foreign`), then its fields against what
+    /// the run expects.
     static func readCounts(
-        _ url: URL, _ id: BlockID, pairs: Int, days: Int, widgets: Int, warmupDays: Int, people: Int
+        _ url: URL, _ id: BlockID, identity: PartIdentity = PartIdentity(), pairs: Int, days: Int, widgets: Int,
+        warmupDays: Int, people: Int
     ) throws -> BlockPart {
         func damaged(_ why: String) -> PartError { .damaged(url.path, why) }
         guard let data = FileManager.default.contents(atPath: url.path) else { throw PartError.missing(url.path) }
@@ -80,9 +91,9 @@ public enum PartFiles {
         guard bytes.starts(with: magic) else {
             let first = bytes.prefix(64).firstIndex(of: 0x0A).map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? ""
             if first.hasPrefix("widgetsim-counts ") {
-                throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 4`): run it again")
+                throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 5`): run it again")
             }
-            throw damaged("it does not start with `widgetsim-counts 4`")
+            throw damaged("it does not start with `widgetsim-counts 5`")
         }
         var read = CountsReader(bytes: bytes, at: magic.count)
         guard bytes.count >= magic.count + 8 + 4, let recorded = read.int() else {
@@ -100,12 +111,26 @@ public enum PartFiles {
             throw damaged("its CRC-32C is \(CRC32C.hex(computed)) where its last four bytes record \(CRC32C.hex(stored)): a byte before them changed")
         }
         read.end = body
-        let expected: [Int64] = [id.replication, id.block, pairs, days, widgets, people].map { Int64($0) }
+        var marks: [UInt64] = []
+        for _ in 0 ..< 3 {
+            guard let v = read.int() else { throw damaged("its header is cut short") }
+            marks.append(UInt64(bitPattern: v))
+        }
+        guard let version = read.take(versionBytes) else { throw damaged("its header is cut short") }
+        let found = PartIdentity(seed: marks[0], scenario: marks[1], overrides: marks[2],
+                                 version: String(decoding: version.prefix { $0 != 0 }, as: UTF8.self))
+        if let why = found.difference(from: identity) { throw PartError.foreign(url.path, why) }
         var head: [Int64] = []
-        for _ in 0 ..< 8 {
+        for _ in 0 ..< 9 {
             guard let v = read.int() else { throw damaged("its header is cut short") }
             head.append(v)
         }
+        let block = BlockID(point: Int(clamping: head[0]), replication: Int(clamping: head[1]), block: Int(clamping: head[2]))
+        guard block == id else {
+            throw PartError.foreign(url.path, "it holds \(block), where its name is that of \(id)")
+        }
+        head.removeFirst()
+        let expected: [Int64] = [id.replication, id.block, pairs, days, widgets, people].map { Int64($0) }
         guard Array(head[0 ..< 6]) == expected, head[6] >= -1, head[7] >= -1, head[7] <= Int64(UInt32.max) else {
             let names = ["replication", "block", "pairs", "days", "widgets", "people"]
             let found = zip(names, head).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -176,11 +201,85 @@ struct BlockPart {
 public enum PartError: Error, CustomStringConvertible {
     case missing(String)
     case damaged(String, String)
+    /// Whole and unchanged, but written by another run (or for another block).
+    case foreign(String, String)
     public var description: String {
         switch self {
         case .missing(let path): "missing part file \(path)"
         case .damaged(let path, let why): "damaged part file \(path): \(why)"
+        case .foreign(let path, let why): "part file \(path) belongs to another run: \(why)"
         }
+    }
+}
+
+/// The run a part belongs to, as its header records it: the seed of its point, the
+/// fingerprint of the scenario file's text, the fingerprint of the command line's
+/// overrides, and the version of WidgetSim. Two runs whose parts may be combined have
+/// the same identity; a part of any other run is refused by name.
+public struct PartIdentity: Sendable, Equatable {
+    public var seed: UInt64 = 0
+    /// FNV-1a (64-bit) of the scenario file's text.
+    public var scenario: UInt64 = 0
+    /// FNV-1a (64-bit) of the overrides, encoded as JSON with sorted keys.
+    public var overrides: UInt64 = 0
+    public var version = WidgetSimVersion.current
+
+    public init() {}
+
+    public init(seed: UInt64, scenario: UInt64, overrides: UInt64, version: String) {
+        self.seed = seed
+        self.scenario = scenario
+        self.overrides = overrides
+        self.version = version
+    }
+
+    /// The identity of the parts of the run `manifest` describes (the seed set per point).
+    public init(_ manifest: RunManifest) {
+        scenario = UInt64(manifest.scenarioHash, radix: 16) ?? 0
+        overrides = Self.fingerprint(manifest.overrides)
+        version = manifest.version
+    }
+
+    public static func fingerprint(_ overrides: RunOverrides) -> UInt64 {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = (try? encoder.encode(overrides)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return UInt64(Fingerprint.fnv1a64(json), radix: 16) ?? 0
+    }
+
+    /// The same identity with the seed of one point.
+    public func with(seed: UInt64) -> PartIdentity {
+        var copy = self
+        copy.seed = seed
+        return copy
+    }
+
+    /// The version, as the 16 bytes of its header field.
+    var versionField: [UInt8] {
+        let text = Array(version.utf8.prefix(PartFiles.versionBytes))
+        return text + Array(repeating: 0, count: PartFiles.versionBytes - text.count)
+    }
+
+    /// What differs from `expected`, in words, or nil when nothing does.
+    func difference(from expected: PartIdentity) -> String? {
+        if version != expected.version {
+            return "it was written by WidgetSim \(version), this run is \(expected.version)"
+        }
+        if seed != expected.seed {
+            return "it was written with seed \(seed), this run has seed \(expected.seed)"
+        }
+        if scenario != expected.scenario {
+            return "it was written from another scenario file (fingerprint \(Self.hex(scenario)), this run's is \(Self.hex(expected.scenario)))"
+        }
+        if overrides != expected.overrides {
+            return "it was written with other command-line options (--people, --days, --set, --sweep, …)"
+        }
+        return nil
+    }
+
+    static func hex(_ v: UInt64) -> String {
+        let text = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
     }
 }
 
@@ -226,6 +325,13 @@ struct CountsReader {
     }
 
     mutating func double() -> Double? { int().map { Double(bitPattern: UInt64(bitPattern: $0)) } }
+
+    /// The next `count` bytes; nil past the end.
+    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+        guard offset + count <= end else { return nil }
+        defer { offset += count }
+        return bytes[offset ..< offset + count]
+    }
 
     /// Fills `values` (its count is how many are read); false when the bytes end first.
     mutating func ints(into values: inout [Int64]) -> Bool {

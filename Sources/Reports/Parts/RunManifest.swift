@@ -76,6 +76,10 @@ public struct OverrideError: Error, CustomStringConvertible {
 
 /// What a run's parts belong to: written as `parts/manifest.json` before the first
 /// block, checked before a resume adds to the parts and before a merge combines them.
+///
+/// The file holds a `checksum`: the CRC-32C of its JSON without that field (keys sorted,
+/// no spaces). A manifest changed after the run wrote it (an edited seed or option) is
+/// refused, as are parts whose identity does not match it (see `PartIdentity`).
 public struct RunManifest: Codable, Sendable, Equatable {
     public var format = 1
     public var version = WidgetSimVersion.current
@@ -93,6 +97,8 @@ public struct RunManifest: Codable, Sendable, Equatable {
     public var shard: Shard?
     /// The study points run, or nil for a plain run.
     public var points: Int?
+    /// In the file only: the CRC-32C of the rest, in hex (nil in memory).
+    var checksum: String?
 
     public init(scenarioName: String, scenarioPath: String, scenarioText: String, overrides: RunOverrides,
                 widgetDays: Bool, blocksPerReplication: Int, shard: Shard?, points: Int? = nil) {
@@ -119,20 +125,43 @@ public struct RunManifest: Codable, Sendable, Equatable {
 
     public static func url(in parts: URL) -> URL { parts.appendingPathComponent("manifest.json") }
 
-    public func write(to parts: URL) throws {
+    /// The checksum of everything but the checksum.
+    func computedChecksum() throws -> String {
+        var bare = self
+        bare.checksum = nil
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try AtomicFile.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: Self.url(in: parts))
+        encoder.outputFormatting = [.sortedKeys]
+        return CRC32C.hex(CRC32C.of(Array(try encoder.encode(bare))))
     }
 
+    public func write(to parts: URL) throws {
+        var sealed = self
+        sealed.checksum = try computedChecksum()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicFile.write(String(decoding: try encoder.encode(sealed), as: UTF8.self) + "\n", to: Self.url(in: parts))
+    }
+
+    /// Reads and checks the manifest in `parts`: refused when it is not one, or when it
+    /// was changed after the run wrote it.
     public static func read(from parts: URL) throws -> RunManifest {
         let url = Self.url(in: parts)
         guard let data = FileManager.default.contents(atPath: url.path) else { throw PartError.missing(url.path) }
+        var manifest: RunManifest
         do {
-            return try JSONDecoder().decode(RunManifest.self, from: data)
+            manifest = try JSONDecoder().decode(RunManifest.self, from: data)
         } catch {
             throw PartError.damaged(url.path, "not a run manifest (\(error))")
         }
+        guard let recorded = manifest.checksum else {
+            throw PartError.damaged(url.path, "it has no checksum (written by an earlier version, or edited): run again")
+        }
+        manifest.checksum = nil
+        let computed = try manifest.computedChecksum()
+        guard computed == recorded else {
+            throw PartError.damaged(url.path, "its checksum is \(computed) where it records \(recorded): it was changed after the run wrote it; run again rather than edit it")
+        }
+        return manifest
     }
 }
 

@@ -12,6 +12,11 @@ public struct RunOptions: Sendable {
     public var shard: Shard?
     /// Where to write the event trace, if anywhere (forces one thread).
     public var traceFile: URL?
+    /// A stream to write the event trace to instead of `traceFile` (standard output, a
+    /// named pipe).
+    public var traceStream: TraceStream?
+    /// Whether a trace is asked for.
+    public var traced: Bool { traceFile != nil || traceStream != nil }
     /// Whether to write `widget_days.csv`.
     public var widgetDays: Bool = true
     /// Keep the blocks already finished in the folder's `parts/` and run only the rest.
@@ -135,6 +140,7 @@ public enum RunJob {
             widgetDays: options.widgetDays, blocksPerReplication: plan.count, shard: options.shard,
             points: study.isStudy ? study.points.count : nil)
         let wanted = options.shard.map { plan.blocks(ofShard: $0) } ?? plan.all
+        let identity = PartIdentity(manifest)
 
         let startNs = options.startedAt ?? DispatchTime.now().uptimeNanoseconds
         for point in study.points { _ = try WorldBuilder(scenario: point.scenario) }  // a scenario the model rejects leaves no trace
@@ -142,6 +148,12 @@ public enum RunJob {
         defer { withExtendedLifetime(lock) {} }
         OutputFolder.removeStaleFiles(in: folder)
         if let done = try check(folder: folder, parts: parts, manifest: manifest, options: options) {
+            if options.traced {
+                throw RunRefusal("""
+                    the run in \(folder.path) already finished (its report was written \(done)), and --resume does not \
+                    write its trace: run without --resume and with --force to run it again with the trace
+                    """)
+            }
             return .alreadyFinished(done)
         }
         try prepare(parts: parts, manifest: manifest, resume: options.resume)
@@ -149,20 +161,31 @@ public enum RunJob {
         // damaged one is run again.
         var earlier: [BlockID: BlockPart] = [:]
         var todo: [BlockID] = []
+        // A trace holds every event of the run: a traced run that resumes runs the
+        // blocks earlier runs finished again (traced runs are small).
+        let kept = options.traced ? wanted.filter { FileManager.default.fileExists(atPath: PartFiles.countsURL(parts, $0).path) }.count : 0
+        if kept > 0 {
+            options.notice?("the trace must hold every event: the \(kept) block\(kept == 1 ? "" : "s") finished earlier run\(kept == 1 ? "s" : "") again")
+        }
         for id in wanted {
             let countsURL = PartFiles.countsURL(parts, id)
-            guard FileManager.default.fileExists(atPath: countsURL.path) else {
+            guard !options.traced, FileManager.default.fileExists(atPath: countsURL.path) else {
                 todo.append(id)
                 continue
             }
             do {
                 let s = study.points[id.point].scenario
                 let part = try PartFiles.readCounts(
-                    countsURL, id, pairs: s.policyPairs.count, days: s.days,
+                    countsURL, id, identity: identity.with(seed: s.seed), pairs: s.policyPairs.count, days: s.days,
                     widgets: s.widgets.count, warmupDays: s.warmupDays,
                     people: plan.people(of: id).count)
                 if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
                 earlier[id] = part
+            } catch PartError.foreign(let path, let why) {
+                throw RunRefusal("""
+                    cannot resume: the part file \(path) belongs to another run (\(why)); remove it \
+                    (and its .rows file) to run that block again, or run without --resume and with --force to start over
+                    """)
             } catch {
                 options.notice?("\(error); running \(id) again")
                 try? FileManager.default.removeItem(at: countsURL)
@@ -174,15 +197,17 @@ public enum RunJob {
         let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
         runner.widgetDays = options.widgetDays
+        runner.partIdentity = identity
         runner.onProgress = options.progress
         runner.stopAfterBlocks = options.stopAfterBlocks
         runner.shouldStop = options.shouldStop
         var trace: TraceWriter?
-        if let url = options.traceFile {
-            let file = try AtomicFile(url)
-            trace = try TraceWriter(file: file, scenario: study.first)
-            runner.trace = trace
+        if let stream = options.traceStream {
+            trace = try TraceWriter(file: stream, scenario: study.first)
+        } else if let url = options.traceFile {
+            trace = try TraceWriter(file: try AtomicFile(url), scenario: study.first)
         }
+        runner.trace = trace
         defer { trace?.abandon() }
         var results = try runner.runPoints(blocks: todo)
 
@@ -260,6 +285,13 @@ public enum RunJob {
             throw RunRefusal("""
                 \(folder.path) holds the finished report of another run (scenario `\(report.scenarioName)`, \
                 finished \(report.finished)); add --force to replace it, or give another --out folder to keep both
+                """)
+        }
+        if report != nil, !options.widgetDays, options.shard == nil, !options.force,
+           fm.fileExists(atPath: folder.appendingPathComponent("widget_days.csv").path) {
+            throw RunRefusal("""
+                \(folder.path) holds a finished report with widget_days.csv, which this run (--no-widget-days) \
+                would not write; add --force to replace the report without it, or drop --no-widget-days
                 """)
         }
         return nil

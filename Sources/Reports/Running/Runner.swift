@@ -84,6 +84,8 @@ public final class Runner: @unchecked Sendable {
     public var partsFolder: URL?
     /// Whether blocks write their `widget_days.csv` rows (needs `partsFolder`).
     public var widgetDays = false
+    /// The run written into each part's header (the seed is each point's own).
+    public var partIdentity = PartIdentity()
     /// Called as blocks finish, from worker threads.
     public var onProgress: (@Sendable (RunProgress) -> Void)?
     /// Receives every event; forces one thread.
@@ -236,7 +238,7 @@ public final class Runner: @unchecked Sendable {
                         let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         try AtomicFile.write(
                             PartFiles.countsBytes(
-                                id, totals: totals, rows: rowsFile == nil ? -1 : rows,
+                                id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: rowsFile == nil ? -1 : rows,
                                 rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
                                 seconds: wall, pairSeconds: blockSeconds),
                             to: PartFiles.countsURL(folder, id))

@@ -12,6 +12,8 @@ public struct StudyRequest: Sendable {
     public var point: Int?
     /// Only list the points: check every value, build no point's scenario.
     public var listOnly = false
+    /// The most points `--points` lists (scenarios/README.md, "Parameter studies").
+    public static let maximumListed = 100_000
     public init(sets: [String] = [], sweeps: [String] = [], point: Int? = nil, listOnly: Bool = false) {
         self.sets = sets
         self.sweeps = sweeps
@@ -210,6 +212,12 @@ struct StudyBuilder {
         if let k = request.point, !(0 ..< total).contains(k) {
             report("--point \(k): the study has \(total) point\(total == 1 ? "" : "s"), numbered 0…\(total - 1)", at: nil, path: "--point")
         }
+        if request.point == nil, request.listOnly, total > StudyRequest.maximumListed {
+            report("""
+                a study of \(total > Study.maximumPoints * 1000 ? "more than \(Study.maximumPoints * 1000)" : String(total)) points, \
+                more than the \(StudyRequest.maximumListed) that --points lists; list fewer values, or name one point with --point K
+                """, at: anchor, path: "study")
+        }
         if request.point == nil, !request.listOnly, total > Study.maximumPoints {
             report("""
                 a study of \(total > Study.maximumPoints * 1000 ? "more than \(Study.maximumPoints * 1000)" : String(total)) points, \
@@ -356,7 +364,9 @@ struct StudyBuilder {
         let (scenario, reader) = read(edited.root)
         for step in edited.steps {
             guard let keys = reader.acceptedKeys[step.mapping], !keys.contains(step.key) else { continue }
-            let candidates = TreeEdit.candidates(edited.root, accepted: reader.acceptedKeys).filter { $0 != path.text }
+            // Not the path itself, nor the entries its writing made (`nope` for `nope.x`).
+            let candidates = TreeEdit.candidates(edited.root, accepted: reader.acceptedKeys)
+                .filter { $0 != path.text && !path.text.hasPrefix($0 + ".") && !$0.hasPrefix(path.text + ".") }
             var message = "unknown path `\(path)`"
             if let guess = Suggestions.nearest(to: path.text, in: candidates) {
                 message += "; did you mean `\(guess)`?"

@@ -135,7 +135,9 @@ enum StudyRange {
     static func values(from: String, to: String, step: String) -> Result<[String], Problem> {
         if let a = Double(from), let b = Double(to), let s = Double(step), a.isFinite, b.isFinite, s.isFinite {
             let decimals = [from, to, step].map(Self.decimals).max() ?? 0
-            guard decimals <= 9 else { return .failure(Problem(key: "step", message: "use at most 9 decimals in a range")) }
+            if let (key, text) = [("from", from), ("to", to), ("step", step)].first(where: { Self.decimals($0.1) > 9 }) {
+                return .failure(Problem(key: key, message: "use at most 9 decimals in a range; `\(text)` has \(Self.decimals(text))"))
+            }
             let scale = pow(10, Double(decimals))
             guard abs(a * scale) < 9e15, abs(b * scale) < 9e15, abs(s * scale) < 9e15 else {
                 return .failure(Problem(key: "to", message: "the range's numbers are too large"))
@@ -165,9 +167,13 @@ enum StudyRange {
         return .success((0 ..< count).map { a + $0 * s })
     }
 
+    /// The decimals a number is written with: `0.25` 2, `1e-3` 3, `2.5e-2` 3.
     static func decimals(_ text: String) -> Int {
-        guard !text.lowercased().contains("e"), let dot = text.firstIndex(of: ".") else { return 0 }
-        return text[text.index(after: dot)...].count
+        let lower = text.lowercased()
+        let mantissa = lower.split(separator: "e", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? lower
+        let exponent = lower.contains("e") ? Int(lower.split(separator: "e", maxSplits: 1)[1]) ?? 0 : 0
+        let written = mantissa.firstIndex(of: ".").map { mantissa[mantissa.index(after: $0)...].count } ?? 0
+        return max(0, min(10_000, written - exponent))
     }
 
     static func durationText(_ ms: Int64) -> String {
