@@ -7,6 +7,7 @@ import PackageDescription
 //   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
+//   Trace     usage logs (LSApp, CSV) read streaming, and the person model fitted to them
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
 //   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
@@ -53,6 +54,11 @@ let package = Package(
             path: "Sources/Scenario"
         ),
         .target(
+            name: "WidgetSimTrace",
+            dependencies: ["WidgetSimModel", "CGSL"],
+            path: "Sources/Trace"
+        ),
+        .target(
             name: "WidgetSimReports",
             dependencies: ["WidgetSimModel", "WidgetSimSampling", "CGSL"],
             path: "Sources/Reports",
@@ -66,7 +72,7 @@ let package = Package(
         .target(
             name: "WidgetSimCLI",
             dependencies: [
-                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
+                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage", "WidgetSimTrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI",
@@ -109,5 +115,6 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
+        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimModel"]),
     ]
 )
