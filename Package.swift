@@ -6,8 +6,8 @@ import PackageDescription
 //   Sampling  random streams, seed derivation and distributions over GSL
 //   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
-//   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Trace     usage logs (LSApp, CSV) read streaming, and the person model fitted to them
+//   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
 //   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
@@ -49,14 +49,14 @@ let package = Package(
             swiftSettings: hotPath
         ),
         .target(
-            name: "WidgetSimScenario",
-            dependencies: ["WidgetSimModel", .product(name: "Yams", package: "Yams")],
-            path: "Sources/Scenario"
-        ),
-        .target(
             name: "WidgetSimTrace",
             dependencies: ["WidgetSimModel", "CGSL"],
             path: "Sources/Trace"
+        ),
+        .target(
+            name: "WidgetSimScenario",
+            dependencies: ["WidgetSimModel", "WidgetSimTrace", .product(name: "Yams", package: "Yams")],
+            path: "Sources/Scenario"
         ),
         .target(
             name: "WidgetSimReports",
