@@ -6,6 +6,7 @@ import PackageDescription
 //   Sampling  random streams, seed derivation and distributions over GSL
 //   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
+//   Trace     usage logs (LSApp, CSV) read streaming, and the person model fitted to them
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
@@ -50,8 +51,13 @@ let package = Package(
             path: "Sources/Model"
         ),
         .target(
+            name: "WidgetSimTrace",
+            dependencies: ["WidgetSimModel", "CGSL"],
+            path: "Sources/Trace"
+        ),
+        .target(
             name: "WidgetSimScenario",
-            dependencies: ["WidgetSimModel", "WidgetSimSampling", .product(name: "Yams", package: "Yams")],
+            dependencies: ["WidgetSimModel", "WidgetSimSampling", "WidgetSimTrace", .product(name: "Yams", package: "Yams")],
             path: "Sources/Scenario"
         ),
         .target(
@@ -67,7 +73,7 @@ let package = Package(
         .target(
             name: "WidgetSimCLI",
             dependencies: [
-                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
+                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage", "WidgetSimTrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI",
@@ -110,5 +116,6 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
+        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimModel"]),
     ]
 )

@@ -32,6 +32,11 @@ public enum ScenarioWarnings {
         if case .sequence(let zones)? = root["person"]?["travel"]?["zones"] {
             for (i, z) in zones.enumerated() { zone(z, "person.travel.zones[\(i)]") }
         }
+        // What reading a replayed log skipped (`trace:`), at the trace.
+        for text in scenario.replay?.warnings ?? [] {
+            let mark = root["trace"]?.mark
+            warnings.append(ScenarioIssue(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, path: "trace", message: text))
+        }
         warnings += relevanceWarnings(root: root, file: file, scenario: scenario)
         return warnings
     }

@@ -19,7 +19,7 @@ import WidgetSimModel
     @Test func unknownKeyWithNothingCloseListsTheValidKeys() {
         #expect(problems(minimal(adding: "colour: red")) == [
             "test.yaml:13:1: colour: unknown key `colour`; valid keys: name, description, seed, days, warmup_days, "
-                + "replications, people, start, time_zone, generator, person, widgets, stack, budgets, rankings, baseline",
+                + "replications, people, start, time_zone, generator, person, widgets, stack, budgets, rankings, baseline, trace",
         ])
     }
 

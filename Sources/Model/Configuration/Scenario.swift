@@ -48,6 +48,9 @@ public struct Scenario: Sendable {
     public var rankings: [PolicyChoice]
     /// The (budget label, ranking label) pair that comparisons are made against.
     public var baseline: PolicyPair
+    /// Sessions replayed from a usage log (`trace:`), in place of the drawn ones; nil
+    /// for the person model's sessions.
+    public var replay: ReplayedSessions?
     /// The registry that resolves the names in `budgets` and `rankings` to policies:
     /// the one the scenario was read against.
     public var policies: PolicyRegistry = .builtIn

@@ -298,7 +298,11 @@ public final class WorldBuilder {
         buildContent(w, end: end)
         buildStandBy(w, end: end)
         buildViews(w, end: end, viewsPerDay: viewsPerDay)
-        buildSessions(w, end: end, sessionsPerDay: sessionsPerDay)
+        if let replay = s.replay {
+            replaySessions(w, replay, person: person, end: end)
+        } else {
+            buildSessions(w, end: end, sessionsPerDay: sessionsPerDay)
+        }
         buildAudioSessions(w, end: end)
         w.additions.removeAll(keepingCapacity: true)
         for i in addedAt.indices where addedAt[i] > 0 && addedAt[i] < end {

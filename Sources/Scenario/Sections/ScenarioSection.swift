@@ -6,7 +6,7 @@ import Yams
 extension ScenarioReader {
     static let topLevelKeys = [
         "name", "description", "seed", "days", "warmup_days", "replications", "people", "start",
-        "time_zone", "generator", "person", "widgets", "stack", "budgets", "rankings", "baseline",
+        "time_zone", "generator", "person", "widgets", "stack", "budgets", "rankings", "baseline", "trace",
     ]
 
     /// Reads the whole scenario; nil when anything was wrong (every problem reported).
@@ -32,8 +32,13 @@ extension ScenarioReader {
             report("must be less than days (\(days)), got \(warmupDays)", at: node, path: f.path("warmup_days"))
         }
         let replications = f.read("replications") { whole($0, $1, in: Bounds.replications) }
-        let people = required("people", in: f).flatMap { whole($0, f.path("people"), in: Bounds.people) }
-        let start = required("start", in: f).flatMap { date($0, f.path("start")) }
+        // With a log to replay (`trace:`), the log gives the people and the first day.
+        let trace = f.read("trace") { self.trace($0, $1) }
+        let fromLog = f["trace"] != nil
+        let people = fromLog ? f.read("people") { whole($0, $1, in: Bounds.people) } ?? 1
+            : required("people", in: f).flatMap { whole($0, f.path("people"), in: Bounds.people) }
+        let start = fromLog ? f.read("start") { date($0, $1) } ?? CalendarDate(year: 2000, month: 1, day: 3)
+            : required("start", in: f).flatMap { date($0, f.path("start")) }
         let timeZone = required("time_zone", in: f).flatMap { self.timeZone($0, f.path("time_zone")) }
         let generator = f.read("generator") {
             choice($0, $1, what: "generator", options: GeneratorKind.allCases.map { ($0.rawValue, $0) })
@@ -64,6 +69,7 @@ extension ScenarioReader {
         if let warmupDays { scenario.warmupDays = warmupDays }
         if let replications { scenario.replications = replications }
         if let generator { scenario.generator = generator }
+        if let trace { replay(trace, into: &scenario, path: f.path("trace")) }
         for finding in RunGuard.check(scenario, budgetParameters: budgetCatalog.parameters) {
             let node = finding.paths.lazy.compactMap { self.node(near: $0) }.first ?? root
             report(finding.message, at: node, path: finding.paths.first ?? "")
