@@ -152,7 +152,8 @@ import WidgetSimScenario
         let (rebuilt, first, parts) = try ShardMerge.check(folders) { m in try ScenarioLoader.study(yaml: m.scenarioText, file: m.scenarioPath) }
         #expect(rebuilt.design == study.design)
         let out = root.appendingPathComponent("merged")
-        let assembled = try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays)
+        let assembled = try Assembly.load(rebuilt, from: parts, widgetDays: first.widgetDays,
+                                          identity: PartIdentity(first))
         try assembled.write(to: out, record: RunRecord(scenario: rebuilt.first, manifest: first, provenance: Provenance(), threads: nil,
                                                        shards: 2, started: Date(), finished: Date(), results: assembled.results, study: rebuilt))
         for name in ["robust.csv", "discovery.csv", "study.csv", "summary.csv"] {
