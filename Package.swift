@@ -116,6 +116,6 @@ let package = Package(
             resources: [.copy("Golden")]
         ),
         .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
-        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimModel"]),
+        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimModel", "WidgetSimSampling"]),
     ]
 )

@@ -25,13 +25,7 @@ extension Figures {
         let plots = pairs.indices.filter { pairMarks[$0] > 0 }.map { i in
             "\(gp(file)) skip 1 using 1:\(2 + i) with points pt 7 ps 0.5 lc \(i + 1) title \(gp("\(pairs[i].budget) / \(pairs[i].ranking)"))"
         }
-        let body = """
-        set xlabel \(gp(parameter))
-        set ylabel \(gp(m.map { label($0, metric, "") } ?? metric))
-        set key outside right top vertical Left reverse font ',10'
-        set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
-        plot \(plots.joined(separator: ", \\\n     "))
-        """
+        let body = studyBody(parameter: parameter, metric: metric, m: m, plots: plots)
         return Chart(name: name, caption: "\(metric) against the explored value \(parameter): a point per sampled world and pair.",
                      data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: rows.count)
     }

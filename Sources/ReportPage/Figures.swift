@@ -218,18 +218,24 @@ enum Figures {
             plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
             plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")
         }
-        let body = """
+        let body = studyBody(parameter: parameter, metric: metric, m: m, plots: plots)
+        return Chart(name: name, caption: "\(metric) against the study parameter \(parameter): a line per pair, its 95% interval as a band.",
+                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: marks)
+    }
+
+    /// An axis label: the metric's words, and the column it comes from.
+    /// The gnuplot script of a chart of `metric` against a study's `parameter`: axes,
+    /// key outside on the right, a margin around the points, then `plots`.
+    static func studyBody(parameter: String, metric: String, m: HeadlineMetric?, plots: [String]) -> String {
+        """
         set xlabel \(gp(parameter))
         set ylabel \(gp(m.map { label($0, metric, "") } ?? metric))
         set key outside right top vertical Left reverse font ',10'
         set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
         plot \(plots.joined(separator: ", \\\n     "))
         """
-        return Chart(name: name, caption: "\(metric) against the study parameter \(parameter): a line per pair, its 95% interval as a band.",
-                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: marks)
     }
 
-    /// An axis label: the metric's words, and the column it comes from.
     static func label(_ m: HeadlineMetric, _ column: String, _ unit: String) -> String {
         var text = m.label
         if column.hasSuffix("_minutes") { text += " (minutes)" } else if column.hasSuffix("_seconds") || column.hasSuffix("_s") { text += " (seconds)" }

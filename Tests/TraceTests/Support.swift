@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimSampling
 @testable import WidgetSimTrace
 
 /// A file in a fresh temporary folder holding `text`.
@@ -18,16 +19,14 @@ func events(_ path: String, _ format: TraceFormat, zone: String? = "UTC") throws
     return (all, reader)
 }
 
-/// A seeded generator for the logs the tests make (SplitMix64), with the draws they need.
+/// A seeded generator for the logs the tests make (SplitMix64, through the seed
+/// derivation's own finaliser `StreamKey.mix`), with the draws they need.
 struct TestRandom {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        defer { state &+= 0x9E37_79B9_7F4A_7C15 }
+        return StreamKey.mix(state)
     }
     mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
     mutating func normal() -> Double {
