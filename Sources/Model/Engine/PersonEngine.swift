@@ -14,6 +14,9 @@ public final class PersonEngine {
     /// its decision is made in line at the request rather than through the protocol.
     /// `budget` holds it, so it is kept unmanaged.
     let dailyQuota: Unmanaged<DailyQuotaBudget>?
+    /// The budget, when it reads the future (`FutureReadingBudget`): each person is then
+    /// run twice, a rehearsal and the counted run (see `run`).
+    let planner: (any FutureReadingBudget)?
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
     /// The system's rules between the policies and the phone (MODEL §3, §5).
@@ -114,6 +117,7 @@ public final class PersonEngine {
         self.budget = budget
         budgetObserves = budget.observes
         dailyQuota = (budget as? DailyQuotaBudget).map { Unmanaged.passUnretained($0) }
+        planner = budget as? any FutureReadingBudget
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
         governor = RotationGovernor(limits: scenario.stack.rotationLimits)
@@ -150,7 +154,7 @@ public final class PersonEngine {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
-        queue = SlotQueue(slots: 2 * widgets.count + 1)
+        queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
@@ -194,11 +198,27 @@ public final class PersonEngine {
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
     @inline(__always) var standBySlot: Int { 2 &* widgetCount }
+    /// The slot of `w`'s next planned request (only under a `planner`).
+    @inline(__always) func plannedSlot(_ w: Int) -> Int { 2 &* widgetCount &+ 1 &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
+    ///
+    /// Under a budget that reads the future (`planner`), the person is first rehearsed
+    /// (the budget refuses every charged request and notes the free reloads; nothing is
+    /// traced or kept), the budget plans, and the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
+        guard let planner else { return runOnce(world, traced: true) }
+        planner.rehearsing = true
+        _ = runOnce(world, traced: false)
+        planner.rehearsing = false
+        planner.plan(world: world, scenario: scenario)
+        return runOnce(world, traced: true)
+    }
+
+    /// One run of `world` (see `run`).
+    func runOnce(_ world: PersonWorld, traced: Bool) -> PersonCounts {
         self.world = world
-        activeTrace = trace
+        activeTrace = traced ? trace : nil
         counts.reset()
         foreground.reset(count: appCount, to: 0)
         audio.reset(count: appCount, to: 0)
@@ -226,6 +246,13 @@ public final class PersonEngine {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll()
+        if let planner, !planner.rehearsing {
+            for w in 0 ..< widgetCount {
+                if let t = planner.nextRequest(instance: w, after: -1) {
+                    queue.schedule(at: t, rank: 6, slot: plannedSlot(w), .plannedRequest(Int32(truncatingIfNeeded: w)))
+                }
+            }
+        }
         now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
@@ -310,6 +337,17 @@ public final class PersonEngine {
             request(Int(w), .background, at: t, day: day)
         case .standByRefresh:
             standByRefresh(at: t, day: day)
+        case .plannedRequest(let w):
+            plannedRequest(Int(w), at: t, day: day)
+        }
+    }
+
+    /// A request the `planner` planned for `w` at `t`, and its next one (kept out of line).
+    @inline(never)
+    func plannedRequest(_ w: Int, at t: SimTime, day: Int) {
+        request(w, .timeline, at: t, day: day)
+        if let next = planner?.nextRequest(instance: w, after: t) {
+            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .plannedRequest(Int32(truncatingIfNeeded: w)))
         }
     }
 
