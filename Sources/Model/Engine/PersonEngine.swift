@@ -204,21 +204,30 @@ public final class PersonEngine {
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     ///
     /// Under a budget that reads the future (`planner`), the person is first rehearsed
-    /// (the budget refuses every charged request and notes the free reloads; nothing is
-    /// traced or kept), the budget plans, and the counted run follows.
+    /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
-        guard let planner else { return runOnce(world, traced: true) }
+        if planner != nil { rehearse(world) }
+        return simulate(world)
+    }
+
+    /// The rehearsal of `world` under the `planner` (the budget refuses every charged
+    /// request and notes the free reloads; nothing is traced or kept), and its plan.
+    @inline(never)
+    func rehearse(_ world: PersonWorld) {
+        let planner = planner.unsafelyUnwrapped
+        let traced = trace
+        trace = nil
         planner.rehearsing = true
-        _ = runOnce(world, traced: false)
+        _ = simulate(world)
         planner.rehearsing = false
+        trace = traced
         planner.plan(world: world, scenario: scenario)
-        return runOnce(world, traced: true)
     }
 
     /// One run of `world` (see `run`).
-    func runOnce(_ world: PersonWorld, traced: Bool) -> PersonCounts {
+    func simulate(_ world: PersonWorld) -> PersonCounts {
         self.world = world
-        activeTrace = traced ? trace : nil
+        activeTrace = trace
         counts.reset()
         foreground.reset(count: appCount, to: 0)
         audio.reset(count: appCount, to: 0)
@@ -246,13 +255,7 @@ public final class PersonEngine {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll()
-        if let planner, !planner.rehearsing {
-            for w in 0 ..< widgetCount {
-                if let t = planner.nextRequest(instance: w, after: -1) {
-                    queue.schedule(at: t, rank: 6, slot: plannedSlot(w), .plannedRequest(Int32(truncatingIfNeeded: w)))
-                }
-            }
-        }
+        if planner != nil { schedulePlanned() }
         now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
@@ -290,6 +293,18 @@ public final class PersonEngine {
         var result = counts.counts()
         fillEnergy(&result)
         return result
+    }
+
+    /// The `planner`'s first request of each instance, in the queue (not in a rehearsal).
+    @inline(never)
+    func schedulePlanned() {
+        let planner = planner.unsafelyUnwrapped
+        guard !planner.rehearsing else { return }
+        for w in 0 ..< widgetCount {
+            if let t = planner.nextRequest(instance: w, after: -1) {
+                queue.schedule(at: t, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
+            }
+        }
     }
 
     /// Counts an event at `t` (not before the previous one) and returns its day.
@@ -335,19 +350,18 @@ public final class PersonEngine {
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day)
+            if planner != nil { schedulePlanned(Int(w), after: t) }
         case .standByRefresh:
             standByRefresh(at: t, day: day)
-        case .plannedRequest(let w):
-            plannedRequest(Int(w), at: t, day: day)
         }
     }
 
-    /// A request the `planner` planned for `w` at `t`, and its next one (kept out of line).
+    /// The `planner`'s next request of `w` after `t`, in its slot. Under a planner every
+    /// background retry is a planned request (such a budget never defers).
     @inline(never)
-    func plannedRequest(_ w: Int, at t: SimTime, day: Int) {
-        request(w, .timeline, at: t, day: day)
-        if let next = planner?.nextRequest(instance: w, after: t) {
-            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .plannedRequest(Int32(truncatingIfNeeded: w)))
+    func schedulePlanned(_ w: Int, after t: SimTime) {
+        if let next = planner.unsafelyUnwrapped.nextRequest(instance: w, after: t) {
+            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
     }
 

@@ -17,7 +17,7 @@ import WidgetSimKernel
 /// | 3 | push | follows the change it announces |
 /// | 4 | session end, audio session end, StandBy end | an app leaves the foreground before another arrives |
 /// | 5 | session start, audio session start, StandBy start | |
-/// | 6 | reload request (timeline due, deferred retry, StandBy display refresh, a planned request of a budget that reads the future) | |
+/// | 6 | reload request (timeline due, deferred retry, StandBy display refresh; under a budget that reads the future, its planned requests, as background retries) | |
 /// | 7 | home-screen view | a view sees everything else that happened at its instant |
 public enum PersonEvent: Sendable {
     /// Widget instance `w`'s timeline asks to be reloaded (or its refused request retries).
@@ -26,13 +26,10 @@ public enum PersonEvent: Sendable {
     case backgroundRetry(Int32)
     /// In StandBy, the system refreshes the display of every widget (`StandByModel`).
     case standByRefresh
-    /// A request of instance `w` that a budget reading the future planned
-    /// (`FutureReadingBudget`): only under such a budget.
-    case plannedRequest(Int32)
 
     var rank: UInt8 {
         switch self {
-        case .timelineDue, .backgroundRetry, .standByRefresh, .plannedRequest: 6
+        case .timelineDue, .backgroundRetry, .standByRefresh: 6
         }
     }
 }
