@@ -220,7 +220,9 @@ public struct RefusalRule: Sendable {
 /// through `didReload`, when the free reloads come (they do not depend on the budget);
 /// then `plan(world:scenario:)`, and the counted run, in which the engine puts a charged
 /// request of each instance at each of its planned times (`nextRequest`), ahead of
-/// that instant's views.
+/// that instant's views, as a background retry in a slot of its own. Such a budget
+/// grants or denies, and never defers: every background retry under it is a planned
+/// request.
 public protocol FutureReadingBudget: BudgetPolicy {
     /// Whether the next run of the person is the rehearsal. Set by the engine.
     var rehearsing: Bool { get set }
