@@ -154,6 +154,27 @@ import WidgetSimKernel
         }
     }
 
+    /// Only the counted run is traced, not the rehearsal: one trace line per charged
+    /// reload counted, each at a random change of its member; and the same person run
+    /// twice by one engine gives the same counts (the plan is made afresh each time).
+    @Test func onlyTheCountedRunIsTracedAndRunsRepeat() throws {
+        let s = Self.smallScenario(days: 2, views: 30, sessions: 4, changes: [10, 5], pushFraction: 0.3)
+        let world = try WorldBuilder(scenario: s).build(person: 1, replication: 0)
+        let changes = Set(world.randomChanges.map { "\($0.widget)@\($0.time)" })
+        let trace = CollectingTrace()
+        let engine = PersonEngine(scenario: s, budget: OracleBudget(perDay: 2), ranking: StaticRanking())
+        engine.trace = trace
+        let first = engine.run(world)
+        let charged = trace.lines.filter { $0.decision == "reloaded, charged" }
+        #expect(Int64(charged.count) == Self.total(first, .charged) && charged.count == 8)
+        for line in charged {
+            let w = s.widgets.firstIndex { $0.id == line.widget }!
+            #expect(changes.contains("\(w)@\(line.time)"), "a charged reload at a change")
+        }
+        let second = engine.run(world)
+        #expect(second.widget == first.widget && second.person == first.person)
+    }
+
     /// The ceiling is listed, reads the future (the engine rehearses it), and says it is
     /// no real policy.
     @Test func registeredAsTheCeiling() {
