@@ -159,9 +159,16 @@ struct ExamplePackageTests {
             + "[a duration with a unit (ms, s, m, h, d) of at least 1m]"))
         #expect(flat.contains("forget_after = 7d: a tap older than this no longer counts"))
         #expect(flat.contains("refusals: min_spacing viewed_within"))
-        let order = ["daily_quota", "standby_buckets", "idle_saver", "RANKING POLICIES", "oracle", "last_tapped"]
-            .map { name in text.range(of: name).map { text.distance(from: text.startIndex, to: $0.lowerBound) } ?? -1 }
-        #expect(order == order.sorted() && !order.contains(-1), "built-ins first, then the added policies: \(order)")
+        // Each name looked for after the one before (the budget ceiling and the ranking
+        // ceiling are both `oracle`): found in turn when the listing has them in this order.
+        var from = text.startIndex
+        let order = ["daily_quota", "standby_buckets", "oracle", "idle_saver", "RANKING POLICIES", "oracle", "last_tapped"]
+            .map { name -> Int in
+                guard let r = text.range(of: name, range: from ..< text.endIndex) else { return -1 }
+                from = r.upperBound
+                return text.distance(from: text.startIndex, to: r.lowerBound)
+            }
+        #expect(!order.contains(-1), "built-ins first, then the added policies: \(order)")
 
         // A bad parameter of an added policy is a located error, exit status 2.
         let good = Self.example.appendingPathComponent("scenarios/compare.yaml")

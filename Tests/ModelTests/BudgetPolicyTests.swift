@@ -184,7 +184,7 @@ let refuseSecondConfigs: [BudgetConfig] = [
     @Test func registryListsEveryPolicyInOrder() {
         #expect(BudgetPolicies.all.map(\.name) == [
             "unlimited", "fixed_interval", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket",
-            "standby_buckets",
+            "standby_buckets", "oracle",
         ])
     }
 
@@ -206,13 +206,22 @@ let refuseSecondConfigs: [BudgetConfig] = [
     }
 
     @Test func refusingPoliciesTakeTheRefusalParameters() throws {
-        // `predictive` defers every refusal to the time its own plan allows (never drops).
-        for d in BudgetPolicies.all where d.name != "unlimited" && d.name != "predictive" {
+        // `predictive` defers every refusal to the time its own plan allows (never drops);
+        // the ceiling `oracle` makes its own requests and drops every other.
+        for d in BudgetPolicies.all where !["unlimited", "predictive", "oracle"].contains(d.name) {
             for name in ["timeline_retry", "background_retry"] {
                 let spec = try #require(d.parameter(named: name), "\(d.name) lacks \(name)")
                 #expect(spec.kind == .durationOrDrop)
             }
         }
+    }
+
+    /// The ceiling refuses what it did not plan: before its plan, every request.
+    @Test func theCeilingGrantsOnlyItsPlannedRequests() throws {
+        let p = try #require(BudgetPolicies.named("oracle")).make(PolicyParameters())
+        p.begin(instances: 3)
+        #expect(p.decide(instance: 1, reason: .timeline, at: 5 * bpMinute) == .deny(because: .quotaExhausted))
+        #expect(p is any FutureReadingBudget)
     }
 
     @Test func onlyIOSLikeIsUnofficialAndSaysSo() throws {
@@ -224,7 +233,8 @@ let refuseSecondConfigs: [BudgetConfig] = [
     }
 
     @Test func everyPolicyGrantsAFreshPersonsFirstRequestWithDefaults() {
-        for d in BudgetPolicies.all {
+        // The ceiling `oracle` grants only the requests it planned from the person's future.
+        for d in BudgetPolicies.all where d.name != "oracle" {
             let p = d.make(PolicyParameters())
             p.begin(instances: 3)
             #expect(p.decide(instance: 1, reason: .timeline, at: 5 * bpMinute) == .grant, "\(d.name)")

@@ -12,6 +12,7 @@ public enum BudgetPolicies {
         PredictiveBudget.descriptor,
         TokenBucketBudget.descriptor,
         StandbyBucketsBudget.descriptor,
+        OracleBudget.descriptor,
     ]
 
     /// The built-in budget policy of that name, as registered.

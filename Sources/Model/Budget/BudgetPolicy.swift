@@ -89,7 +89,9 @@ public enum BudgetDecision: Sendable, Equatable {
 /// ## What it may read
 /// Only its arguments and its own state. A budget policy sees no ground truth (the
 /// person's interest, future events, the content of widgets): the real system sees
-/// none either. Only the ranking policy `oracle` reads ground truth, as a ceiling.
+/// none either. Only the ceilings read ground truth: the ranking policy `oracle`, and
+/// the budget policy `oracle`, a ``FutureReadingBudget`` that the engine hands the
+/// person's world.
 ///
 /// ## What it must not do
 /// Calls are on the simulation's hot path, millions per run. They must not allocate,
@@ -207,4 +209,25 @@ public struct RefusalRule: Sendable {
         guard let delay else { return .deny(because: why) }
         return .deferUntil(max(now + delay, earliest ?? now), because: why)
     }
+}
+
+/// A budget policy that reads the person's future (MODEL §4, "The budget ceiling"): the
+/// only kind of budget that does. The engine checks for it once, when it is made, and
+/// every other budget runs exactly as before.
+///
+/// For such a budget the engine runs each person twice: first a *rehearsal*
+/// (`rehearsing` true), in which the budget refuses every charged request and learns,
+/// through `didReload`, when the free reloads come (they do not depend on the budget);
+/// then `plan(world:scenario:)`, and the counted run, in which the engine puts a charged
+/// request of each instance at each of its planned times (`nextRequest`), ahead of
+/// that instant's views, as a background retry in a slot of its own. Such a budget
+/// grants or denies, and never defers: every background retry under it is a planned
+/// request.
+public protocol FutureReadingBudget: BudgetPolicy {
+    /// Whether the next run of the person is the rehearsal. Set by the engine.
+    var rehearsing: Bool { get set }
+    /// After the rehearsal: plans the counted run of `world`.
+    func plan(world: PersonWorld, scenario: Scenario)
+    /// The first planned request of `instance` after `t` (`t` −1: the first), or nil.
+    func nextRequest(instance: Int, after t: SimTime) -> SimTime?
 }

@@ -14,6 +14,9 @@ public final class PersonEngine {
     /// its decision is made in line at the request rather than through the protocol.
     /// `budget` holds it, so it is kept unmanaged.
     let dailyQuota: Unmanaged<DailyQuotaBudget>?
+    /// The budget, when it reads the future (`FutureReadingBudget`): each person is then
+    /// run twice, a rehearsal and the counted run (see `run`).
+    let planner: (any FutureReadingBudget)?
     let ranking: any RankingPolicy
     let rankingStream: RandomStream
     /// The system's rules between the policies and the phone (MODEL §3, §5).
@@ -114,6 +117,7 @@ public final class PersonEngine {
         self.budget = budget
         budgetObserves = budget.observes
         dailyQuota = (budget as? DailyQuotaBudget).map { Unmanaged.passUnretained($0) }
+        planner = budget as? any FutureReadingBudget
         self.ranking = ranking
         rankingStream = RandomStream(kind: scenario.generator, seed: 1)
         governor = RotationGovernor(limits: scenario.stack.rotationLimits)
@@ -150,7 +154,7 @@ public final class PersonEngine {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
-        queue = SlotQueue(slots: 2 * widgets.count + 1)
+        queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
@@ -194,9 +198,34 @@ public final class PersonEngine {
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
     @inline(__always) var standBySlot: Int { 2 &* widgetCount }
+    /// The slot of `w`'s next planned request (only under a `planner`).
+    @inline(__always) func plannedSlot(_ w: Int) -> Int { 2 &* widgetCount &+ 1 &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
+    ///
+    /// Under a budget that reads the future (`planner`), the person is first rehearsed
+    /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
+        if planner != nil { rehearse(world) }
+        return simulate(world)
+    }
+
+    /// The rehearsal of `world` under the `planner` (the budget refuses every charged
+    /// request and notes the free reloads; nothing is traced or kept), and its plan.
+    @inline(never)
+    func rehearse(_ world: PersonWorld) {
+        let planner = planner.unsafelyUnwrapped
+        let traced = trace
+        trace = nil
+        planner.rehearsing = true
+        _ = simulate(world)
+        planner.rehearsing = false
+        trace = traced
+        planner.plan(world: world, scenario: scenario)
+    }
+
+    /// One run of `world` (see `run`).
+    func simulate(_ world: PersonWorld) -> PersonCounts {
         self.world = world
         activeTrace = trace
         counts.reset()
@@ -226,6 +255,7 @@ public final class PersonEngine {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll()
+        if planner != nil { schedulePlanned() }
         now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
@@ -263,6 +293,18 @@ public final class PersonEngine {
         var result = counts.counts()
         fillEnergy(&result)
         return result
+    }
+
+    /// The `planner`'s first request of each instance, in the queue (not in a rehearsal).
+    @inline(never)
+    func schedulePlanned() {
+        let planner = planner.unsafelyUnwrapped
+        guard !planner.rehearsing else { return }
+        for w in 0 ..< widgetCount {
+            if let t = planner.nextRequest(instance: w, after: -1) {
+                queue.schedule(at: t, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
+            }
+        }
     }
 
     /// Counts an event at `t` (not before the previous one) and returns its day.
@@ -308,8 +350,18 @@ public final class PersonEngine {
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day)
+            if planner != nil { schedulePlanned(Int(w), after: t) }
         case .standByRefresh:
             standByRefresh(at: t, day: day)
+        }
+    }
+
+    /// The `planner`'s next request of `w` after `t`, in its slot. Under a planner every
+    /// background retry is a planned request (such a budget never defers).
+    @inline(never)
+    func schedulePlanned(_ w: Int, after t: SimTime) {
+        if let next = planner.unsafelyUnwrapped.nextRequest(instance: w, after: t) {
+            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
     }
 

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import WidgetSimKernel
+@testable import WidgetSimModel
+
+/// The budget ceiling `oracle` (MODEL §4) against brute force: on small worlds, every set
+/// of at most K reload instants, counted directly, leaves no fewer stale member views
+/// than the ceiling does through the engine; and against the real budgets at their own
+/// cost.
+@Suite struct OracleBudgetTests {
+    /// A stack of members whose content changes only at random (no predictable content,
+    /// not interactive), as the ceiling's bound assumes.
+    static func smallScenario(days: Int, views: Double, sessions: Double, changes: [Double], seed: UInt64 = 5,
+                              pushFraction: Double = 0) -> Scenario {
+        let widgets = changes.enumerated().map { i, perDay in
+            var c = ContentSpec()
+            c.randomPerDay = perDay
+            c.pushFraction = pushFraction
+            return widget("w\(i)", base: 0.2, reload: .after(30 * Milliseconds.minute), content: c)
+        }
+        return scenario(people: 4, days: days, seed: seed, widgets: widgets) { p in
+            p.viewsPerDay = PerPersonRate(mean: views, cv: 0)
+            p.sessionsPerDay = PerPersonRate(mean: sessions, cv: 0)
+        }
+    }
+
+    /// A budget that refuses every charged request: only free reloads happen.
+    final class NoCharges: BudgetPolicy {
+        func begin(instances: Int) {}
+        func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
+            .deny(because: .quotaExhausted)
+        }
+        func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+    }
+
+    static func total(_ c: PersonCounts, _ counter: WidgetCounter) -> Int64 {
+        var sum: Int64 = 0
+        for d in 0 ..< c.days { for w in 0 ..< c.widgets { sum += c[d, widget: w, counter] } }
+        return sum
+    }
+
+    /// The facts of one person's world that decide staleness: views, each member's random
+    /// changes and free reloads.
+    struct Facts {
+        var views: [SimTime] = []
+        var changes: [[SimTime]] = []
+        var free: [[SimTime]] = []
+    }
+
+    static func facts(_ s: Scenario, person: Int) throws -> Facts {
+        let world = try WorldBuilder(scenario: s).build(person: person, replication: 0)
+        var f = Facts()
+        f.views = world.views.map(\.time).filter { $0 < s.durationMs }
+        f.changes = Array(repeating: [], count: s.widgets.count)
+        for c in world.randomChanges where c.time < s.durationMs { f.changes[Int(c.widget)].append(c.time) }
+        let recorder = RecordingBudget(NoCharges())
+        _ = try simulate(s, person: person, budget: recorder, ranking: StaticRanking())
+        f.free = Array(repeating: [], count: s.widgets.count)
+        for r in recorder.reloads where !r.charged { f.free[r.instance].append(r.time) }
+        return f
+    }
+
+    /// Stale member views when member `w` also reloads at `extra`, counted view by view:
+    /// a view at t is stale when some change c ≤ t has no reload in [c, t].
+    static func stale(_ f: Facts, widget w: Int, extra: [SimTime]) -> Int {
+        let reloads = (f.free[w] + extra).sorted()
+        var n = 0
+        for t in f.views {
+            let last = reloads.last { $0 <= t }
+            if f.changes[w].contains(where: { c in c <= t && (last == nil || last! < c) }) { n += 1 }
+        }
+        return n
+    }
+
+    /// The fewest stale member views of any choice of at most `k` reload instants among
+    /// every member's change and view instants (every instant a reload could differ at).
+    static func bruteForce(_ f: Facts, k: Int) -> Int {
+        var candidates: [(w: Int, t: SimTime)] = []
+        for w in f.changes.indices {
+            for t in Set(f.changes[w] + f.views).sorted() { candidates.append((w, t)) }
+        }
+        var best = Int.max
+        var chosen: [[SimTime]] = Array(repeating: [], count: f.changes.count)
+        func visit(_ from: Int, _ left: Int) {
+            let total = f.changes.indices.reduce(0) { $0 + stale(f, widget: $1, extra: chosen[$1]) }
+            best = min(best, total)
+            guard left > 0 else { return }
+            for j in from ..< candidates.count {
+                chosen[candidates[j].w].append(candidates[j].t)
+                visit(j + 1, left - 1)
+                chosen[candidates[j].w].removeLast()
+            }
+        }
+        visit(0, k)
+        return best
+    }
+
+    /// On a few tiny worlds (two members, one or two days), the ceiling's stale member
+    /// views through the engine equal the fewest of every set of at most K reloads, and it
+    /// charges no more than K.
+    @Test(arguments: [(1, 0.5), (2, 0.25), (2, 0.5), (2, 0.75)])
+    func equalsBruteForce(days: Int, perDay: Double) throws {
+        let s = Self.smallScenario(days: days, views: 5, sessions: 2, changes: [2, 1.5])
+        let k = OracleBudget.reloads(perDay: perDay, instances: 2, days: days)
+        #expect(k >= 1 && k <= 3)
+        var someSaved = false
+        for person in 0 ..< 3 {
+            let f = try Self.facts(s, person: person)
+            let counts = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
+            let stale = Int(Self.total(counts, .staleMemberViews))
+            #expect(stale == Self.bruteForce(f, k: k), "person \(person)")
+            #expect(Self.total(counts, .charged) <= Int64(k))
+            let none = Self.bruteForce(f, k: 0)
+            if stale < none { someSaved = true }
+        }
+        #expect(someSaved, "the worlds give the ceiling something to save")
+    }
+
+    /// More reloads never leave more stale views; with as many as there are changes,
+    /// none is left (every change is shown at its instant), and the reloads charged never
+    /// exceed the budget.
+    @Test func monotoneInPerDayAndFreshWhenUnbounded() throws {
+        let s = Self.smallScenario(days: 3, views: 40, sessions: 6, changes: [12, 30, 4], pushFraction: 0.3)
+        for person in 0 ..< 2 {
+            var previous = Int64.max
+            for perDay in [0.0, 0.5, 1, 2, 4, 8, 16, 64] {
+                let c = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
+                let stale = Self.total(c, .staleMemberViews)
+                #expect(stale <= previous, "per_day \(perDay)")
+                #expect(Self.total(c, .charged) <= Int64(OracleBudget.reloads(perDay: perDay, instances: 3, days: 3)))
+                previous = stale
+            }
+            #expect(previous == 0)
+            let none = try simulate(s, person: person, budget: NoCharges(), ranking: StaticRanking())
+            let zero = try simulate(s, person: person, budget: OracleBudget(perDay: 0), ranking: StaticRanking())
+            #expect(Self.total(zero, .staleMemberViews) == Self.total(none, .staleMemberViews))
+            #expect(Self.total(zero, .charged) == 0)
+        }
+    }
+
+    /// Every real budget, person by person, leaves at least as many stale member views as
+    /// the ceiling given that person's own charged reloads.
+    @Test(arguments: ["unlimited", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket"])
+    func neverMoreStaleThanARealBudget(_ name: String) throws {
+        let s = Self.smallScenario(days: 4, views: 60, sessions: 8, changes: [10, 30, 3], seed: 9, pushFraction: 0.3)
+        for person in 0 ..< 3 {
+            let real = BudgetPolicies.named(name)!.make(PolicyParameters([:]))
+            let c = try simulate(s, person: person, budget: real, ranking: StaticRanking())
+            let charged = Self.total(c, .charged)
+            let perDay = Double(charged) / Double(3 * 4)
+            let ceiling = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
+            #expect(Self.total(ceiling, .charged) <= charged)
+            #expect(Self.total(ceiling, .staleMemberViews) <= Self.total(c, .staleMemberViews), "\(name), person \(person)")
+        }
+    }
+
+    /// Only the counted run is traced, not the rehearsal: one trace line per charged
+    /// reload counted, each at a random change of its member; and the same person run
+    /// twice by one engine gives the same counts (the plan is made afresh each time).
+    @Test func onlyTheCountedRunIsTracedAndRunsRepeat() throws {
+        let s = Self.smallScenario(days: 2, views: 30, sessions: 4, changes: [10, 5], pushFraction: 0.3)
+        let world = try WorldBuilder(scenario: s).build(person: 1, replication: 0)
+        let changes = Set(world.randomChanges.map { "\($0.widget)@\($0.time)" })
+        let trace = CollectingTrace()
+        let engine = PersonEngine(scenario: s, budget: OracleBudget(perDay: 2), ranking: StaticRanking())
+        engine.trace = trace
+        let first = engine.run(world)
+        let charged = trace.lines.filter { $0.decision == "reloaded, charged" }
+        #expect(Int64(charged.count) == Self.total(first, .charged) && charged.count == 8)
+        for line in charged {
+            let w = s.widgets.firstIndex { $0.id == line.widget }!
+            #expect(changes.contains("\(w)@\(line.time)"), "a charged reload at a change")
+        }
+        let second = engine.run(world)
+        #expect(second.widget == first.widget && second.person == first.person)
+    }
+
+    /// The ceiling is listed, reads the future (the engine rehearses it), and says it is
+    /// no real policy.
+    @Test func registeredAsTheCeiling() {
+        let d = BudgetPolicies.named("oracle")!
+        #expect(d.summary.contains("not a real policy"))
+        #expect(d.make(PolicyParameters([:])) is any FutureReadingBudget)
+        #expect(BudgetPolicies.all.last?.name == "oracle")
+    }
+}
