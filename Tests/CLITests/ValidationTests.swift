@@ -26,20 +26,7 @@ struct ValidationTests {
         #expect(row.commands == check.commands.map { "widgetsim " + $0.joined(separator: " ") }.joined(separator: "; "),
                 "the row's commands are not the ones the check runs")
 
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-validation-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        var outputs: [URL] = []
-        for (k, command) in check.commands.enumerated() {
-            // The documented `--out reports/…` goes to the scratch folder instead.
-            var arguments = command
-            let out = scratch.appendingPathComponent("run\(k)")
-            if let i = arguments.firstIndex(of: "--out") { arguments[i + 1] = out.path }
-            if let i = arguments.firstIndex(of: "--trace") { arguments[i + 1] = out.path + ".trace.csv" }
-            let run = try widgetsim(arguments + ["--no-report", "--threads", "1"], in: repositoryRoot)
-            try #require(run.status == 0, "widgetsim \(arguments.joined(separator: " ")):\n\(run.stderr)")
-            outputs.append(out)
-        }
+        let outputs = try check.commands.map { try ValidationRuns.shared.output(of: $0) }
         let figure = try check.measure(Runs(folders: outputs))
         let text = check.format(figure)
         #expect(check.expected.contains(figure), "\(id): \(text) is outside \(check.expectedText)")
@@ -50,6 +37,37 @@ struct ValidationTests {
         } else {
             #expect(row.measured == text, "\(id): measured \(text), the table says \(row.measured)")
         }
+    }
+}
+
+/// The reports of each distinct command the checks run, made once: several rows read
+/// the same run (the reference workload, the evening freeze, the relevance peaks).
+/// They live in `.build/validation-runs/`, emptied when the first is made, so a test
+/// process leaves only its own runs behind.
+final class ValidationRuns: @unchecked Sendable {
+    static let shared = ValidationRuns()
+    private let lock = NSLock()
+    private var done: [[String]: URL] = [:]
+    private let scratch = repositoryRoot.appendingPathComponent(".build/validation-runs")
+
+    /// The output folder of `command` as the table shows it, its `--out` (and `--trace`)
+    /// sent to the scratch folder; run the first time it is asked for.
+    func output(of command: [String]) throws -> URL {
+        lock.lock()
+        defer { lock.unlock() }
+        if let out = done[command] { return out }
+        if done.isEmpty {
+            try? FileManager.default.removeItem(at: scratch)
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        }
+        var arguments = command
+        let out = scratch.appendingPathComponent("run\(done.count)")
+        if let i = arguments.firstIndex(of: "--out") { arguments[i + 1] = out.path }
+        if let i = arguments.firstIndex(of: "--trace") { arguments[i + 1] = out.path + ".trace.csv" }
+        let run = try widgetsim(arguments + ["--no-report", "--threads", "1"], in: repositoryRoot)
+        try #require(run.status == 0, "widgetsim \(arguments.joined(separator: " ")):\n\(run.stderr)")
+        done[command] = out
+        return out
     }
 }
 
