@@ -210,6 +210,20 @@ public final class PersonEngine {
         return simulate(world)
     }
 
+    /// The rehearsal of `world` under the `planner` (the budget refuses every charged
+    /// request and notes the free reloads; nothing is traced or kept), and its plan.
+    @inline(never)
+    func rehearse(_ world: PersonWorld) {
+        let planner = planner.unsafelyUnwrapped
+        let traced = trace
+        trace = nil
+        planner.rehearsing = true
+        _ = simulate(world)
+        planner.rehearsing = false
+        trace = traced
+        planner.plan(world: world, scenario: scenario)
+    }
+
     /// One run of `world` (see `run`).
     func simulate(_ world: PersonWorld) -> PersonCounts {
         self.world = world
@@ -281,6 +295,13 @@ public final class PersonEngine {
         return result
     }
 
+    /// The `planner`'s first request of each instance, in the queue (not in a rehearsal).
+    @inline(never)
+    func schedulePlanned() {
+        guard !planner.unsafelyUnwrapped.rehearsing else { return }
+        for w in 0 ..< widgetCount { schedulePlanned(w, after: -1) }
+    }
+
     /// Counts an event at `t` (not before the previous one) and returns its day.
     @inline(__always)
     func countEvent(at t: SimTime) -> Int {
@@ -327,6 +348,15 @@ public final class PersonEngine {
             if planner != nil { schedulePlanned(Int(w), after: t) }
         case .standByRefresh:
             standByRefresh(at: t, day: day)
+        }
+    }
+
+    /// The `planner`'s next request of `w` after `t`, in its slot. Under a planner every
+    /// background retry is a planned request (such a budget never defers).
+    @inline(never)
+    func schedulePlanned(_ w: Int, after t: SimTime) {
+        if let next = planner.unsafelyUnwrapped.nextRequest(instance: w, after: t) {
+            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
     }
 
