@@ -24,7 +24,7 @@ struct WidgetSim: ParsableCommand {
         columns in docs/SCHEMA.md.
         """,
         version: versionText,
-        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Calibrate.self, Policies.self])
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Calibrate.self, Log.self, Policies.self])
 
     /// `widgetsim --version`: the version and the commit the binary was built from.
     static var versionText: String {

@@ -8,7 +8,8 @@ import Testing
 @Suite struct HelpTests {
     static let commands: [(arguments: [String], type: any ParsableCommand.Type)] = [
         ([], WidgetSim.self), (["run"], Run.self), (["report"], Report.self), (["batch"], Batch.self), (["merge"], Merge.self),
-        (["compare"], Compare.self), (["validate"], Validate.self), (["calibrate"], Calibrate.self), (["policies"], Policies.self),
+        (["compare"], Compare.self), (["validate"], Validate.self), (["calibrate"], Calibrate.self), (["log"], Log.self),
+        (["policies"], Policies.self),
     ]
 
     func help(_ arguments: [String], columns: Int = 80) throws -> String {
