@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["WidgetSimScenario", "WidgetSimModel"],
+            dependencies: ["WidgetSimScenario", "WidgetSimModel", "WidgetSimTrace"],
             resources: [.copy("Fixtures")]
         ),
         // Runs the built `widgetsim` (help texts, the README's commands); imports its command line for

@@ -40,6 +40,31 @@ struct ValidationTests {
     }
 }
 
+extension ValidationTests {
+    /// The calibrated scenarios of the log checks (and the replayed ones, which share
+    /// their model) hold what `widgetsim calibrate` fits to the log today.
+    @Test("the log checks' scenarios hold calibrate's fit of their log", arguments: ["people", "bursty"])
+    func logScenariosHoldTheFit(_ kind: String) throws {
+        let log = try ValidationRuns.shared.output(of: ValidationCheck.logRuns(kind)[0])
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-fit-\(UUID().uuidString).yaml")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try widgetsim(["calibrate", log.path, "--format", "lsapp", "--time-zone", "Europe/Rome", "--app", "mail=Gmail",
+                                 "--app", "weather=Weather", "--app", "news=News", "--out", out.path])
+        try #require(run.status == 0, "\(run.stderr)")
+        let fitted = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init).filter { line in
+            ["  sessions_per_day:", "  session_profile:", "  session_length:", "      base:", "      hourly:", "      weekday:"]
+                .contains { line.hasPrefix($0) }
+        }
+        #expect(fitted.count == 3 + 3 * 3, "\(fitted)")
+        let prefix = kind == "people" ? "log" : "log-bursty"
+        for file in ["\(prefix)-calibrated.yaml", "\(prefix)-replayed.yaml"] {
+            let lines = try String(contentsOf: repositoryRoot.appendingPathComponent("scenarios/validation/" + file), encoding: .utf8)
+                .split(separator: "\n").map(String.init)
+            for line in fitted { #expect(lines.contains(line), "\(file) lacks the fitted `\(line)`") }
+        }
+    }
+}
+
 /// The reports of each distinct command the checks run, made once: several rows read
 /// the same run (the reference workload, the evening freeze, the relevance peaks).
 /// They live in `.build/validation-runs/`, emptied when the first is made, so a test
@@ -59,6 +84,15 @@ final class ValidationRuns: @unchecked Sendable {
         if done.isEmpty {
             try? FileManager.default.removeItem(at: scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        }
+        if command.first == "log" {
+            // A usage log is written where the table says: the scenarios that replay it name that path.
+            let run = try widgetsim(command, in: repositoryRoot)
+            try #require(run.status == 0, "widgetsim \(command.joined(separator: " ")):\n\(run.stderr)")
+            let i = try #require(command.firstIndex(of: "--out"))
+            let log = repositoryRoot.appendingPathComponent(command[i + 1])
+            done[command] = log
+            return log
         }
         var arguments = command
         let out = scratch.appendingPathComponent("run\(done.count)")
@@ -83,6 +117,14 @@ struct Runs {
     /// The trace of run `k` (written beside its folder).
     func trace(run k: Int = 0) throws -> [[String: String]] {
         try CSVTable.read(URL(fileURLWithPath: folders[k].path + ".trace.csv"))
+    }
+
+    /// The mean and 95% half-width of `metric` for one pair, from `comparison.csv` of run `k`.
+    func compared(_ metric: String, run k: Int, budget: String, ranking: String) throws -> (mean: Double, half: Double) {
+        let row = try #require(try rows("comparison.csv", run: k).first {
+            $0["metric"] == metric && $0["budget"] == budget && $0["ranking"] == ranking
+        }, "no comparison row \(metric) \(budget)/\(ranking)")
+        return (try #require(Double(row["mean"] ?? "")), try #require(Double(row["ci95_half_width"] ?? "")))
     }
 
     /// Column `column` of the first `summary.csv` row of run `k` whose cells match `where`.
@@ -199,7 +241,8 @@ extension ValidationCheck {
     static let all: [ValidationCheck] = [frequentWidget, frequentSpacing, rarelyViewed, eveningFreeze, freezeCure,
                                          standbyRate, freeReloads, relevanceScale, relevancePeaks, relevanceHorizon,
                                          relevanceDurationZero, rotationLimits, referenceAccuracy,
-                                         referenceStale, referenceTimeline]
+                                         referenceStale, referenceTimeline, logModelAgrees, logModelOrder,
+                                         logBurstyAccuracy, logBurstyStale, logBurstyOrder]
 
     static let rarelyViewedRun = [["run", "scenarios/validation/rarely-viewed.yaml",
                                    "--out", "reports/validation/rarely-viewed"]]
@@ -429,4 +472,82 @@ extension ValidationCheck {
         id: "reference-timeline", commands: referenceRun,
         expected: 95.35 ... 98.35, expectedText: "96.85 ± 1.5", decimals: 2,
         measure: { runs in try runs.summary("reloads_timeline") / (50 * 7) })
+
+    /// A log of the person model and one with bursts, each replayed (run 1) and run
+    /// as its calibrated counterpart (run 2): `scenarios/validation/log-*.yaml`.
+    static func logRuns(_ kind: String) -> [[String]] {
+        let prefix = kind == "people" ? "log" : "log-bursty"
+        return [["log", "scenarios/validation/log-people.yaml", "--format", "lsapp"] + (kind == "people" ? [] : ["--burst", "0.5"])
+                    + ["--out", "reports/validation/logs/\(kind).tsv"],
+                ["run", "scenarios/validation/\(prefix)-replayed.yaml", "--out", "reports/validation/\(prefix)-replayed"],
+                ["run", "scenarios/validation/\(prefix)-calibrated.yaml", "--out", "reports/validation/\(prefix)-calibrated"]]
+    }
+
+    static let logRankings = ["static", "time_of_day", "empirical_bayes"]
+    static let logBudgets = ["daily_quota", "ios_like", "unlimited"]
+
+    /// Each ranking's accuracy (under the first budget) and each budget's stale member
+    /// share (under the first ranking), replayed and calibrated, with half-widths.
+    static func logFigures(_ runs: Runs) throws -> [(name: String, replayed: (mean: Double, half: Double), calibrated: (mean: Double, half: Double))] {
+        try logRankings.map { r in
+            ("accuracy/\(r)", try runs.compared("accuracy", run: 1, budget: "daily_quota", ranking: r),
+             try runs.compared("accuracy", run: 2, budget: "daily_quota", ranking: r))
+        } + logBudgets.map { b in
+            ("stale/\(b)", try runs.compared("stale_member_share", run: 1, budget: b, ranking: "static"),
+             try runs.compared("stale_member_share", run: 2, budget: b, ranking: "static"))
+        }
+    }
+
+    /// Calibrated less replayed, over the half-width of that difference (the two runs
+    /// are independent: the root of the sum of squares).
+    static func standardised(_ f: (name: String, replayed: (mean: Double, half: Double), calibrated: (mean: Double, half: Double))) -> Double {
+        (f.calibrated.mean - f.replayed.mean) / (f.replayed.half * f.replayed.half + f.calibrated.half * f.calibrated.half).squareRoot()
+    }
+
+    /// Of the pairs of rankings (by accuracy) and of budgets (by stale share) that the
+    /// replayed log orders beyond their intervals, those the calibrated world orders the other way.
+    static func reversedPairs(_ runs: Runs) throws -> Double {
+        let figures = try logFigures(runs)
+        var reversed = 0
+        for group in [Array(figures.prefix(3)), Array(figures.suffix(3))] {
+            for i in group.indices {
+                for j in group.indices where j > i {
+                    let a = group[i], b = group[j]
+                    let gap = a.replayed.mean - b.replayed.mean
+                    guard abs(gap) > (a.replayed.half * a.replayed.half + b.replayed.half * b.replayed.half).squareRoot() else { continue }
+                    if (a.calibrated.mean - b.calibrated.mean) * gap <= 0 { reversed += 1 }
+                }
+            }
+        }
+        return Double(reversed)
+    }
+
+    /// The model's log: the largest disagreement, in half-widths, of the six figures.
+    static let logModelAgrees = ValidationCheck(
+        id: "log-model-agrees", commands: logRuns("people"),
+        expected: 0 ... 1, expectedText: "≤ 1", decimals: 2,
+        measure: { runs in try logFigures(runs).map { abs(standardised($0)) }.max() ?? .nan })
+
+    static let logModelOrder = ValidationCheck(
+        id: "log-model-order", commands: logRuns("people"),
+        expected: 0 ... 0, expectedText: "0", decimals: 0,
+        measure: { runs in try reversedPairs(runs) })
+
+    /// The bursty log: the rankings' accuracies still agree …
+    static let logBurstyAccuracy = ValidationCheck(
+        id: "log-bursty-accuracy", commands: logRuns("bursty"),
+        expected: 0 ... 1, expectedText: "≤ 1", decimals: 2,
+        measure: { runs in try logFigures(runs).prefix(3).map { abs(standardised($0)) }.max() ?? .nan })
+
+    /// … the rationing budgets' stale shares do not: the calibrated world is fresher,
+    /// by at least one half-width (the smaller of `daily_quota` and `ios_like`).
+    static let logBurstyStale = ValidationCheck(
+        id: "log-bursty-stale", commands: logRuns("bursty"),
+        expected: 1 ... .infinity, expectedText: "≥ 1", decimals: 2,
+        measure: { runs in try logFigures(runs)[3 ..< 5].map { -standardised($0) }.min() ?? .nan })
+
+    static let logBurstyOrder = ValidationCheck(
+        id: "log-bursty-order", commands: logRuns("bursty"),
+        expected: 0 ... 0, expectedText: "0", decimals: 0,
+        measure: { runs in try reversedPairs(runs) })
 }

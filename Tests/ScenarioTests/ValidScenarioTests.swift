@@ -3,6 +3,7 @@ import Testing
 import WidgetSimModel
 import WidgetSimSampling
 @testable import WidgetSimScenario
+import WidgetSimTrace
 
 /// Files that are right parse into exactly the values they say, with the model's defaults
 /// for everything they leave out.
@@ -238,7 +239,22 @@ import WidgetSimSampling
         return names.filter { $0.hasSuffix(".yaml") }.sorted()
     }
 
+    /// The usage logs that the replaying validation scenarios read (under `reports/`,
+    /// not kept in the repository), made as docs/VALIDATION.md says where missing.
+    static let logs: Void = {
+        let root = folder.deletingLastPathComponent()
+        let source = folder.appendingPathComponent("validation/log-people.yaml").path
+        for (name, burst) in [("people", 0.0), ("bursty", 0.5)] {
+            let log = root.appendingPathComponent("reports/validation/logs/\(name).tsv")
+            guard !FileManager.default.fileExists(atPath: log.path) else { continue }
+            try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard let s = try? ScenarioLoader.load(path: source) else { continue }
+            _ = try? SyntheticLog.write(scenario: s, file: source, format: .lsapp, burst: burst, to: log.path)
+        }
+    }()
+
     @Test(arguments: files) func shippedScenarioReads(_ name: String) {
+        Self.logs
         do {
             let s = try ScenarioLoader.load(path: Self.folder.appendingPathComponent(name).path)
             #expect(!s.widgets.isEmpty)
