@@ -21,7 +21,9 @@ struct Log: ParsableCommand {
                  event_type: an Opened and a Closed line per session, local
                  time in whole seconds with no offset (read it back with
                  --time-zone set to the scenario's time_zone). A session whose
-                 app is opened again before its end ends there.
+                 app is opened again before its end ends there. The hour
+                 repeated when clocks go back reads as out of order: around
+                 such a change, use csv.
           csv    person,start,end,app,kind: a session line per session, a
                  donation line per donating session, a view line per
                  home-screen view; times to the millisecond with their offset.
