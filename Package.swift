@@ -6,7 +6,8 @@ import PackageDescription
 //   Sampling  random streams, seed derivation and distributions over GSL
 //   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
-//   Trace     usage logs (LSApp, CSV) read streaming, and the person model fitted to them
+//   Trace     usage logs (LSApp, CSV) read streaming, the person model fitted to them, and
+//             a scenario's people written as one
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   Reports   running people in parallel, shards, CSV reports, comparisons, merge
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
