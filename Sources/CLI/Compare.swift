@@ -17,7 +17,7 @@ struct Compare: ParsableCommand {
           widgetsim compare reports/default daily_quota/static unlimited/static
         """)
 
-    @Argument(help: "A report folder written by `widgetsim run` or `widgetsim merge`.")
+    @Argument(help: "A report folder written by `widgetsim run` or `widgetsim merge`, or reports/<scenario name> for its latest run without --out.")
     var folder: String
 
     @Argument(help: ArgumentHelp("The first pair.", valueName: "BUDGET/RANKING"))
@@ -42,7 +42,7 @@ struct Compare: ParsableCommand {
             throw ExitCode(2)
         }
         do {
-            let result = try PairCompare.compare(folder: URL(fileURLWithPath: folder), pair(a)!, pair(b)!)
+            let result = try PairCompare.compare(folder: OutputFolder.resolvingLatest(URL(fileURLWithPath: folder)), pair(a)!, pair(b)!)
             print(csv ? PairCompare.csv(result) : PairCompare.render(result), terminator: csv ? "" : "\n")
         } catch {
             printError("widgetsim compare: \(error)")

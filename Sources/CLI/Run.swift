@@ -38,6 +38,14 @@ struct Run: ParsableCommand {
         Every column is described in docs/SCHEMA.md. The CSV files are the same,
         byte for byte, for the same scenario and options, whatever the threads.
 
+        Without --out, each run writes a new folder of its own,
+        reports/<scenario name>/<date>-<time>-<run id>/ (UTC; the run id is the
+        `run_id` of its CSV rows), and points reports/<scenario name>/latest at it
+        once its reports are written: runs never overwrite each other, and
+        `widgetsim report` and `compare` given reports/<scenario name> read the
+        latest. With --out, a finished report of another run in the folder is
+        replaced only with --force.
+
         Finished blocks of people are kept in <out>/parts/ until the reports are
         written: after an interruption (Ctrl-C, kill), --resume runs only what is
         missing. Reports are written under temporary names and renamed when
@@ -73,7 +81,7 @@ struct Run: ParsableCommand {
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
     var scenario: String
 
-    @Option(help: "Output folder. (default: reports/<scenario name>/)")
+    @Option(help: "Output folder; a finished report of another run in it is replaced only with --force. (default: a new folder reports/<scenario name>/<date>-<time>-<run id>/, which reports/<scenario name>/latest then points at)")
     var out: String?
 
     @OptionGroup var overrides: OverrideOptions
@@ -109,6 +117,9 @@ struct Run: ParsableCommand {
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if resume, out == nil {
+            throw ValidationError("--resume finishes the run in a folder: add --out with the folder the interrupted run named")
+        }
         if let shard, parseShard(shard) == nil {
             throw ValidationError("--shard takes K/N with 0 ≤ K < N, e.g. 0/4; got `\(shard)`")
         }
@@ -140,8 +151,19 @@ struct Run: ParsableCommand {
         if !quiet, estimate.seconds >= 10 || estimate.bytes >= 1_073_741_824 {
             printError("widgetsim: estimate: \(estimate.description)")
         }
-        let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
+        // Without --out, a folder of the run's own beside the earlier runs of the scenario.
+        let runsRoot = URL(fileURLWithPath: "reports/\(s.name)")
+        let runID = PartIdentity.runID(scenarioText: provenance.scenarioText, overrides: provenance.overrides)
+        var folder = URL(fileURLWithPath: out ?? runsRoot.appendingPathComponent(runID).path)
         let traceKind = try trace.map { try checkTracePath($0, scenario: scenario, folder: folder, force: force) }
+        if out == nil {
+            do {
+                folder = try OutputFolder.fresh(in: runsRoot, runID: runID)
+            } catch {
+                printError("widgetsim: " + displayed("\(error)"))
+                throw ExitCode(2)
+            }
+        }
         var options = RunOptions(
             outputFolder: folder,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
@@ -182,10 +204,12 @@ struct Run: ParsableCommand {
             outcome = try RunJob.execute(study, options)
         } catch let refusal as RunRefusal {
             progress?.finish()
+            if out == nil { _ = rmdir(folder.path) }  // the run's own folder, when still empty
             printError("widgetsim: " + displayed("\(refusal)"))
             throw ExitCode(2)
         } catch {
             progress?.finish()
+            if out == nil { _ = rmdir(folder.path) }
             printError("widgetsim: " + displayed("\(error)"))
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("parts/manifest.json").path) {
                 printError("widgetsim: the finished blocks are kept in \(displayed(folder.path))/parts/; once the cause is fixed, finish with: \(resumeCommand(folder))")
@@ -208,6 +232,13 @@ struct Run: ParsableCommand {
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print(to: say)
             say("reports written to \(displayed(folder.path))/")
+            if out == nil {
+                if let why = OutputFolder.pointLatest(in: runsRoot, to: folder) {
+                    printError("widgetsim: " + displayed(why))
+                } else if !quiet {
+                    say("\(displayed(runsRoot.path))/\(OutputFolder.latestName) points at it")
+                }
+            }
             if let page { say("charts: open \(page.page.path) in a browser") }
             OutputFolder.finishRemovals()
         case .shardWritten(let blocks, let result):
