@@ -34,10 +34,14 @@ import Testing
         let runs = names.filter { $0 != "latest" }
         #expect(names.contains("latest"))
         #expect(runs.count == 3, "\(names)")
-        // <yyyyMMdd>-<HHmmss>-<16 hex digits>[-k]
+        // <yyyyMMdd>-<HHmmss>-<run id: 8 hex digits>-<8 hex digits>[-k], the run id that run.json and every CSV row carry
         for run in runs {
             let parts = run.split(separator: "-")
-            #expect(parts.count >= 3 && parts[0].count == 8 && parts[1].count == 6 && parts[2].count == 16, "\(run)")
+            #expect(parts.count >= 4 && parts[0].count == 8 && parts[1].count == 6 && parts[2].count == 8 && parts[3].count == 8, "\(run)")
+            let record = try String(contentsOf: root.appendingPathComponent(run).appendingPathComponent("run.json"), encoding: .utf8)
+            #expect(record.contains("\"run_id\" : \"\(parts[2])-\(parts[3])\""), "\(run)")
+            let summary = try String(contentsOf: root.appendingPathComponent(run).appendingPathComponent("summary.csv"), encoding: .utf8)
+            #expect(summary.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("\(parts[2])-\(parts[3]),") })
         }
         // Each run's folder is the one its last line names; latest is the third.
         func folder(of outcome: Outcome) -> String? {
@@ -48,7 +52,9 @@ import Testing
         #expect(folder(of: third)?.hasSuffix("/" + target) == true, "\(third.stdout) latest → \(target)")
         #expect(folder(of: second) != folder(of: third))
         // The same scenario and options share the run id; other options have another.
-        func id(_ outcome: Outcome) -> Substring? { folder(of: outcome)?.split(separator: "/").last?.split(separator: "-")[2] }
+        func id(_ outcome: Outcome) -> String? {
+            folder(of: outcome)?.split(separator: "/").last.map { $0.split(separator: "-")[2 ... 3].joined(separator: "-") }
+        }
         #expect(id(second) == id(third))
         #expect(id(first) != id(second))
         // Every run finished: reports, no parts, no lock file, no temporary link.

@@ -253,8 +253,11 @@ public struct PartIdentity: Sendable, Equatable {
     /// it, whatever the seed's point, the threads or the shards; it is the `run_id`
     /// column of every CSV file, `run_id` in `run.json`, and the end of the folder name
     /// of a run without `--out`.
+    /// Written as two groups of eight hex digits (`3f9a0c1d-2e4b5a69`), so that no
+    /// reader takes it for a number.
     public var runID: String {
-        Fingerprint.fnv1a64(Self.hex(scenario) + " " + Self.hex(overrides) + " " + version)
+        let hash = Fingerprint.fnv1a64(Self.hex(scenario) + " " + Self.hex(overrides) + " " + version)
+        return hash.prefix(8) + "-" + hash.suffix(8)
     }
 
     /// The run id of a run of `scenarioText` with `overrides`, by this version.
