@@ -103,7 +103,7 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Write the event log to this CSV file (for small runs; forces one thread), or to standard output with `-` or a named pipe; an existing file is replaced only with --force. (default: no event log)", valueName: "trace"))
     var trace: String?
 
-    @Flag(help: "Skip widget_days.csv (large for big runs).")
+    @Flag(help: "Skip widget_days.csv: one row per person, day, policy pair and widget (about 120 bytes each), large for big runs; a run warns before writing more than 1 GB of it.")
     var noWidgetDays = false
 
     @Flag(help: "Skip report.html and report/ (the CSVs are written as usual; an earlier run's page in the folder is removed).")
@@ -112,11 +112,20 @@ struct Run: ParsableCommand {
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
+    @Flag(inversion: .prefixedNo, help: "Show progress on standard error: one rewritten line on a terminal, plain lines otherwise (a log, a pipe). (default: on, off with --quiet)")
+    var progress: Bool?
+
+    @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", valueName: "seconds"))
+    var progressEvery: Double = 10
+
     @Flag(name: .customLong("i-know"), help: "Start a run estimated to need more than this machine's memory or more than a day.")
     var iKnow = false
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if !(progressEvery > 0 && progressEvery.isFinite) {
+            throw ValidationError("--progress-every takes a number of seconds above 0, got \(progressEvery)")
+        }
         if resume, out == nil {
             throw ValidationError("--resume finishes the run in a folder: add --out with the folder the interrupted run named")
         }
@@ -150,6 +159,9 @@ struct Run: ParsableCommand {
         }
         if !quiet, estimate.seconds >= 10 || estimate.bytes >= 1_073_741_824 {
             printError("widgetsim: estimate: \(estimate.description)")
+        }
+        if !noWidgetDays, let warning = estimate.widgetDaysWarningText {
+            printError("widgetsim: " + warning)
         }
         // Without --out, a folder of the run's own beside the earlier runs of the scenario.
         let runsRoot = URL(fileURLWithPath: "reports/\(s.name)")
@@ -194,7 +206,7 @@ struct Run: ParsableCommand {
         }
         let stop = StopRequest.install()
         options.shouldStop = { @Sendable in stop.requested }
-        let progress = quiet ? nil : ProgressLine()
+        let progress = (self.progress ?? !quiet) ? ProgressLine(every: progressEvery) : nil
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
@@ -459,36 +471,70 @@ func parseShard(_ text: String) -> Shard? {
     return Shard(index: k, count: n)
 }
 
-/// Progress on stderr, on one rewritten line, only when stderr is a terminal and the
-/// run has lasted more than two seconds.
+/// Progress on standard error, once the run has lasted two seconds: on a terminal, one
+/// line rewritten in place (cut to the window's width and cleared to its end, so that
+/// nothing of a longer earlier line stays); otherwise (a log file, a pipe) a plain line
+/// every `every` seconds and one when the last block is done.
 final class ProgressLine: @unchecked Sendable {
-    let isTerminal = isatty(STDERR_FILENO) == 1
+    let isTerminal: Bool
+    let every: Double
+    let columns: Int
+    let write: @Sendable (String) -> Void
     let lock = NSLock()
     var shown = false
     var lastDraw = 0.0
 
-    func update(_ p: RunProgress) {
-        guard isTerminal, p.elapsedSeconds > 2 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        guard p.elapsedSeconds - lastDraw >= 0.25 || p.unitsDone == p.unitsTotal else { return }
-        lastDraw = p.elapsedSeconds
+    init(every: Double = 10, isTerminal: Bool = isatty(STDERR_FILENO) == 1, columns: Int = terminalColumns(),
+         write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+        self.every = every
+        self.isTerminal = isTerminal
+        self.columns = columns
+        self.write = write
+    }
+
+    /// The text of one progress report: where the run is, its speed, the time left.
+    static func text(_ p: RunProgress) -> String {
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
-        let remaining = left < 60 ? String(format: "%.0f s", left)
-                                  : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
+        let remaining = p.unitsDone == p.unitsTotal ? "done"
+            : left < 60 ? String(format: "%.0f s left", left)
+            : String(format: "%d min %02d s left", Int(left) / 60, Int(left) % 60)
         let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
-        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6)
-            + remaining + " left   "
-        FileHandle.standardError.write(Data(text.utf8))
-        shown = true
+        return point + String(format: "%d/%d blocks, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6) + remaining
+    }
+
+    func update(_ p: RunProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let last = p.unitsDone == p.unitsTotal
+        if isTerminal {
+            guard p.elapsedSeconds > 2, p.elapsedSeconds - lastDraw >= 0.25 || last else { return }
+            lastDraw = p.elapsedSeconds
+            // One character short of the window: a full last column makes some terminals wrap.
+            let line = String(Self.text(p).prefix(max(1, columns - 1)))
+            write("\r" + line + "\u{1B}[K")
+            shown = true
+        } else {
+            guard (p.elapsedSeconds >= every && p.elapsedSeconds - lastDraw >= every) || (last && shown) else { return }
+            lastDraw = p.elapsedSeconds
+            write("widgetsim: progress: " + Self.text(p) + "\n")
+            shown = true
+        }
     }
 
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown && isTerminal { write("\n") }
+        shown = false
     }
+}
+
+/// The terminal's width on standard error, else `COLUMNS`, else 80.
+func terminalColumns() -> Int {
+    var size = winsize()
+    if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
 }
 
 /// The run's cost, as one line: events, the whole run's wall time (from the start of
