@@ -259,7 +259,7 @@ public enum Schema {
     }
 
     public static let traceRows = "only with `--trace FILE`, written there: one per handled event of every person under every pair, in time order per person"
-    public static let reasonsRows = "one per replication × pair × day × reason code, zeros included"
+    public static let reasonsRows = "one per replication × pair × day × reason code that can occur for the pair (the system's refusal codes, those its budget policy lists in `widgetsim policies`, every missed-view code), zeros included"
     public static let summaryRows = "one per replication × budget × ranking pair, over the measured days"
     public static let dailyRows = "one per replication × pair × simulated day, warm-up days included"
     public static let comparisonRows = "one per pair × metric of summary.csv"
