@@ -44,6 +44,9 @@ struct Batch: ParsableCommand {
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
+    @Flag(inversion: .prefixedNo, help: "Show progress on standard error: one rewritten line on a terminal, plain lines otherwise (a log, a pipe). (default: on, off with --quiet)")
+    var progress: Bool?
+
     func run() throws {
         let files = try expand(inputs)
         var prepared: [(Scenario, Provenance)] = []
@@ -80,7 +83,7 @@ struct Batch: ParsableCommand {
             options.widgetDays = !noWidgetDays
             options.resume = resume
             options.provenance = provenance
-            let progress = quiet ? nil : ProgressLine()
+            let progress = (self.progress ?? !quiet) ? ProgressLine() : nil
             if let progress { options.progress = { @Sendable p in progress.update(p) } }
             do {
                 guard case .finished(let result) = try RunJob.execute(studies[index], options) else { continue }

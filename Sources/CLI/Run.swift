@@ -244,6 +244,7 @@ struct Run: ParsableCommand {
             let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
             RunStatistics(result, since: start).print(to: say)
             say("reports written to \(displayed(folder.path))/")
+            if let page { say("charts: open \(page.page.path) in a browser") }
             if out == nil {
                 if let why = OutputFolder.pointLatest(in: runsRoot, to: folder) {
                     printError("widgetsim: " + displayed(why))
@@ -251,7 +252,6 @@ struct Run: ParsableCommand {
                     say("\(displayed(runsRoot.path))/\(OutputFolder.latestName) points at it")
                 }
             }
-            if let page { say("charts: open \(page.page.path) in a browser") }
             OutputFolder.finishRemovals()
         case .shardWritten(let blocks, let result):
             RunStatistics(result, since: start).print(to: say)
