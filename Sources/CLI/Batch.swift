@@ -9,9 +9,9 @@ struct Batch: ParsableCommand {
         abstract: "Run many scenario files into one report folder.",
         discussion: """
         Runs each scenario (a folder stands for the .yaml files in it) into
-        <out>/<scenario name>/, as `widgetsim run` would, then writes
-        <out>/comparison.csv with every scenario's comparison rows. Every file is
-        checked before any runs.
+        <out>/<scenario name>/, as `widgetsim run` would (its CSVs and its
+        report.html), then writes <out>/comparison.csv with every scenario's
+        comparison rows. Every file is checked before any runs.
 
         An interrupted batch loses nothing finished: with --resume, scenarios whose
         reports are complete (same file, same options) are skipped and a scenario
@@ -38,8 +38,14 @@ struct Batch: ParsableCommand {
     @Flag(help: "Skip widget_days.csv.")
     var noWidgetDays = false
 
+    @Flag(help: "Skip each scenario's report.html and report/ (the CSVs are written as usual).")
+    var noReport = false
+
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
+
+    @Flag(inversion: .prefixedNo, help: "Show progress on standard error: one rewritten line on a terminal, plain lines otherwise (a log, a pipe). (default: on, off with --quiet)")
+    var progress: Bool?
 
     func run() throws {
         let files = try expand(inputs)
@@ -77,7 +83,7 @@ struct Batch: ParsableCommand {
             options.widgetDays = !noWidgetDays
             options.resume = resume
             options.provenance = provenance
-            let progress = quiet ? nil : ProgressLine()
+            let progress = (self.progress ?? !quiet) ? ProgressLine() : nil
             if let progress { options.progress = { @Sendable p in progress.update(p) } }
             do {
                 guard case .finished(let result) = try RunJob.execute(studies[index], options) else { continue }
@@ -85,9 +91,13 @@ struct Batch: ParsableCommand {
                 if !quiet {
                     print(result.study.isStudy ? StudyTable.render(result.results, study: result.study) : SummaryTable.render(result.results[0]))
                 }
+                // Each scenario's page, as `widgetsim run` draws it (gnuplot missing only warns).
+                if !noReport { try writeReportPage(in: folder, command: "widgetsim batch", optional: true) }
                 let statistics = RunStatistics(result, since: start)
                 if let resumed = statistics.resumedLine { print("[\(index + 1)/\(prepared.count)] \(s.name): \(resumed)") }
                 print("[\(index + 1)/\(prepared.count)] \(s.name): \(statistics.line)")
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 progress?.finish()
                 printError("widgetsim batch: \(s.name): \(error)")
@@ -107,7 +117,7 @@ struct Batch: ParsableCommand {
             guard !rows.isEmpty else { continue }
             sheets.append((rows.removeFirst(), rows))
         }
-        var table = Table(file: "comparison.csv", rows: Schema.comparisonRows, columns: Schema.comparisonColumns)
+        var table = Table(file: "comparison.csv", rows: Schema.comparisonRows, columns: [Schema.runID] + Schema.comparisonColumns)
         for sheet in sheets {
             let index = Dictionary(sheet.header.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
             for row in sheet.rows {

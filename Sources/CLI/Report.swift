@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WidgetSimReportPage
+import WidgetSimReports
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,11 +18,11 @@ struct Report: ParsableCommand {
           widgetsim report reports/default
         """)
 
-    @Argument(help: "A run's output folder.")
+    @Argument(help: "A run's output folder, or reports/<scenario name> for its latest run without --out.")
     var folder: String
 
     func run() throws {
-        let url = URL(fileURLWithPath: folder)
+        let url = OutputFolder.resolvingLatest(URL(fileURLWithPath: folder))
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else {
             printError("widgetsim report: \(folder): no such folder")

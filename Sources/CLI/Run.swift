@@ -38,6 +38,14 @@ struct Run: ParsableCommand {
         Every column is described in docs/SCHEMA.md. The CSV files are the same,
         byte for byte, for the same scenario and options, whatever the threads.
 
+        Without --out, each run writes a new folder of its own,
+        reports/<scenario name>/<date>-<time>-<run id>/ (UTC; the run id is the
+        `run_id` of its CSV rows), and points reports/<scenario name>/latest at it
+        once its reports are written: runs never overwrite each other, and
+        `widgetsim report` and `compare` given reports/<scenario name> read the
+        latest. With --out, a finished report of another run in the folder is
+        replaced only with --force.
+
         Finished blocks of people are kept in <out>/parts/ until the reports are
         written: after an interruption (Ctrl-C, kill), --resume runs only what is
         missing. Reports are written under temporary names and renamed when
@@ -73,7 +81,7 @@ struct Run: ParsableCommand {
     @Argument(help: "The scenario file (YAML); see scenarios/README.md.")
     var scenario: String
 
-    @Option(help: "Output folder. (default: reports/<scenario name>/)")
+    @Option(help: "Output folder; a finished report of another run in it is replaced only with --force. (default: a new folder reports/<scenario name>/<date>-<time>-<run id>/, which reports/<scenario name>/latest then points at)")
     var out: String?
 
     @OptionGroup var overrides: OverrideOptions
@@ -95,7 +103,7 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Write the event log to this CSV file (for small runs; forces one thread), or to standard output with `-` or a named pipe; an existing file is replaced only with --force. (default: no event log)", valueName: "trace"))
     var trace: String?
 
-    @Flag(help: "Skip widget_days.csv (large for big runs).")
+    @Flag(help: "Skip widget_days.csv: one row per person, day, policy pair and widget (about 120 bytes each), large for big runs; a run warns before writing more than 1 GB of it.")
     var noWidgetDays = false
 
     @Flag(help: "Skip report.html and report/ (the CSVs are written as usual; an earlier run's page in the folder is removed).")
@@ -104,11 +112,23 @@ struct Run: ParsableCommand {
     @Flag(help: "Print only the final lines: no progress, no summary table.")
     var quiet = false
 
+    @Flag(inversion: .prefixedNo, help: "Show progress on standard error: one rewritten line on a terminal, plain lines otherwise (a log, a pipe). (default: on, off with --quiet)")
+    var progress: Bool?
+
+    @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", valueName: "seconds"))
+    var progressEvery: Double = 10
+
     @Flag(name: .customLong("i-know"), help: "Start a run estimated to need more than this machine's memory or more than a day.")
     var iKnow = false
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+        if !(progressEvery > 0 && progressEvery.isFinite) {
+            throw ValidationError("--progress-every takes a number of seconds above 0, got \(progressEvery)")
+        }
+        if resume, out == nil {
+            throw ValidationError("--resume finishes the run in a folder: add --out with the folder the interrupted run named")
+        }
         if let shard, parseShard(shard) == nil {
             throw ValidationError("--shard takes K/N with 0 ≤ K < N, e.g. 0/4; got `\(shard)`")
         }
@@ -140,8 +160,22 @@ struct Run: ParsableCommand {
         if !quiet, estimate.seconds >= 10 || estimate.bytes >= 1_073_741_824 {
             printError("widgetsim: estimate: \(estimate.description)")
         }
-        let folder = URL(fileURLWithPath: out ?? "reports/\(s.name)")
+        if !noWidgetDays, let warning = estimate.widgetDaysWarningText {
+            printError("widgetsim: " + warning)
+        }
+        // Without --out, a folder of the run's own beside the earlier runs of the scenario.
+        let runsRoot = URL(fileURLWithPath: "reports/\(s.name)")
+        let runID = PartIdentity.runID(scenarioText: provenance.scenarioText, overrides: provenance.overrides)
+        var folder = URL(fileURLWithPath: out ?? runsRoot.appendingPathComponent(runID).path)
         let traceKind = try trace.map { try checkTracePath($0, scenario: scenario, folder: folder, force: force) }
+        if out == nil {
+            do {
+                folder = try OutputFolder.fresh(in: runsRoot, runID: runID)
+            } catch {
+                printError("widgetsim: " + displayed("\(error)"))
+                throw ExitCode(2)
+            }
+        }
         var options = RunOptions(
             outputFolder: folder,
             threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
@@ -172,7 +206,7 @@ struct Run: ParsableCommand {
         }
         let stop = StopRequest.install()
         options.shouldStop = { @Sendable in stop.requested }
-        let progress = quiet ? nil : ProgressLine()
+        let progress = (self.progress ?? !quiet) ? ProgressLine(every: progressEvery) : nil
         if let progress {
             options.progress = { @Sendable p in progress.update(p) }
         }
@@ -182,10 +216,12 @@ struct Run: ParsableCommand {
             outcome = try RunJob.execute(study, options)
         } catch let refusal as RunRefusal {
             progress?.finish()
+            if out == nil { _ = rmdir(folder.path) }  // the run's own folder, when still empty
             printError("widgetsim: " + displayed("\(refusal)"))
             throw ExitCode(2)
         } catch {
             progress?.finish()
+            if out == nil { _ = rmdir(folder.path) }
             printError("widgetsim: " + displayed("\(error)"))
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("parts/manifest.json").path) {
                 printError("widgetsim: the finished blocks are kept in \(displayed(folder.path))/parts/; once the cause is fixed, finish with: \(resumeCommand(folder))")
@@ -209,6 +245,13 @@ struct Run: ParsableCommand {
             RunStatistics(result, since: start).print(to: say)
             say("reports written to \(displayed(folder.path))/")
             if let page { say("charts: open \(page.page.path) in a browser") }
+            if out == nil {
+                if let why = OutputFolder.pointLatest(in: runsRoot, to: folder) {
+                    printError("widgetsim: " + displayed(why))
+                } else if !quiet {
+                    say("\(displayed(runsRoot.path))/\(OutputFolder.latestName) points at it")
+                }
+            }
             OutputFolder.finishRemovals()
         case .shardWritten(let blocks, let result):
             RunStatistics(result, since: start).print(to: say)
@@ -428,36 +471,70 @@ func parseShard(_ text: String) -> Shard? {
     return Shard(index: k, count: n)
 }
 
-/// Progress on stderr, on one rewritten line, only when stderr is a terminal and the
-/// run has lasted more than two seconds.
+/// Progress on standard error, once the run has lasted two seconds: on a terminal, one
+/// line rewritten in place (cut to the window's width and cleared to its end, so that
+/// nothing of a longer earlier line stays); otherwise (a log file, a pipe) a plain line
+/// every `every` seconds and one when the last block is done.
 final class ProgressLine: @unchecked Sendable {
-    let isTerminal = isatty(STDERR_FILENO) == 1
+    let isTerminal: Bool
+    let every: Double
+    let columns: Int
+    let write: @Sendable (String) -> Void
     let lock = NSLock()
     var shown = false
     var lastDraw = 0.0
 
-    func update(_ p: RunProgress) {
-        guard isTerminal, p.elapsedSeconds > 2 else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        guard p.elapsedSeconds - lastDraw >= 0.25 || p.unitsDone == p.unitsTotal else { return }
-        lastDraw = p.elapsedSeconds
+    init(every: Double = 10, isTerminal: Bool = isatty(STDERR_FILENO) == 1, columns: Int = terminalColumns(),
+         write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+        self.every = every
+        self.isTerminal = isTerminal
+        self.columns = columns
+        self.write = write
+    }
+
+    /// The text of one progress report: where the run is, its speed, the time left.
+    static func text(_ p: RunProgress) -> String {
         let rate = Double(p.events) / max(p.elapsedSeconds, 1e-9)
         let left = p.unitsDone > 0 ? p.elapsedSeconds * Double(p.unitsTotal - p.unitsDone) / Double(p.unitsDone) : 0
-        let remaining = left < 60 ? String(format: "%.0f s", left)
-                                  : String(format: "%d min %02d s", Int(left) / 60, Int(left) % 60)
+        let remaining = p.unitsDone == p.unitsTotal ? "done"
+            : left < 60 ? String(format: "%.0f s left", left)
+            : String(format: "%d min %02d s left", Int(left) / 60, Int(left) % 60)
         let point = p.points > 1 ? "point \(p.point) of \(p.points), " : ""
-        let text = "\r" + point + String(format: "%d/%d units, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6)
-            + remaining + " left   "
-        FileHandle.standardError.write(Data(text.utf8))
-        shown = true
+        return point + String(format: "%d/%d blocks, %.2f M events/s, ", p.unitsDone, p.unitsTotal, rate / 1e6) + remaining
+    }
+
+    func update(_ p: RunProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let last = p.unitsDone == p.unitsTotal
+        if isTerminal {
+            guard p.elapsedSeconds > 2, p.elapsedSeconds - lastDraw >= 0.25 || last else { return }
+            lastDraw = p.elapsedSeconds
+            // One character short of the window: a full last column makes some terminals wrap.
+            let line = String(Self.text(p).prefix(max(1, columns - 1)))
+            write("\r" + line + "\u{1B}[K")
+            shown = true
+        } else {
+            guard (p.elapsedSeconds >= every && p.elapsedSeconds - lastDraw >= every) || (last && shown) else { return }
+            lastDraw = p.elapsedSeconds
+            write("widgetsim: progress: " + Self.text(p) + "\n")
+            shown = true
+        }
     }
 
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        if shown && isTerminal { write("\n") }
+        shown = false
     }
+}
+
+/// The terminal's width on standard error, else `COLUMNS`, else 80.
+func terminalColumns() -> Int {
+    var size = winsize()
+    if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
 }
 
 /// The run's cost, as one line: events, the whole run's wall time (from the start of

@@ -26,6 +26,16 @@ public struct RunEstimate: Sendable {
     public var bytes: Double
     /// Threads that run at once (no more than the blocks of the run).
     public var threads: Int
+    /// Rows of widget_days.csv (person × day × pair × widget instance × replication, every
+    /// point), and the file's size: each row's names (run id, scenario, labels, widget id,
+    /// the study's values) as they are, and `widgetDayNumberBytes` for its numbers.
+    public var widgetDayRows: Double = 0
+    public var widgetDaysBytes: Double = 0
+    /// The numbers of one widget_days.csv row, in bytes (about 75 on `tiny.yaml`, more
+    /// with larger counts).
+    public static let widgetDayNumberBytes = 80.0
+    /// The size of widget_days.csv above which `widgetsim run` warns before it starts.
+    public static let widgetDaysWarning = 1e9
 
     public init(_ points: [Scenario], threads: Int) {
         var events = 0.0, personDays = 0.0, perThread = 0.0, blocks = 0
@@ -37,6 +47,14 @@ public struct RunEstimate: Sendable {
             perThread = max(perThread, Double(s.days) * pairs * Double(s.widgets.count) * Self.bytesPerWidgetDayAndPair
                                 + Self.worldBytes(s))
             blocks += max(1, min(s.people, 64)) * s.replications
+            func mean(_ texts: [String]) -> Double {
+                texts.isEmpty ? 0 : Double(texts.reduce(0) { $0 + $1.utf8.count }) / Double(texts.count)
+            }
+            let rows = days * Double(s.widgets.count)
+            let names = 17 + Double(s.name.utf8.count) + mean(s.budgets.map(\.label)) + mean(s.rankings.map(\.label))
+                + mean(s.widgets.map(\.id)) + 5
+            widgetDayRows += rows
+            widgetDaysBytes += rows * (names + Self.widgetDayNumberBytes)
         }
         let running = max(1, min(threads, blocks))
         self.events = events
@@ -82,6 +100,15 @@ public struct RunEstimate: Sendable {
             return "it would run for about \(Self.duration(seconds)) on \(threads) thread\(threads == 1 ? "" : "s"), more than a day"
         }
         return nil
+    }
+
+    /// What `widgetsim run` says before writing more than `widgetDaysWarning` bytes of
+    /// widget_days.csv, or nil below that.
+    public var widgetDaysWarningText: String? {
+        guard widgetDaysBytes > Self.widgetDaysWarning else { return nil }
+        return "widget_days.csv will be about \(RunGuard.bytes(widgetDaysBytes)) (\(RunGuard.format(widgetDayRows)) rows, "
+            + "one per person, day, policy pair and widget); add --no-widget-days to skip it "
+            + "(every other report is written as usual)"
     }
 
     /// `about 12,000 events (3,000 person-days), 2 s on 2 threads, peak memory 45 MB`.

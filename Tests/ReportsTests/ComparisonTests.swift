@@ -295,16 +295,19 @@ import WidgetSimSampling
         let text = SummaryTable.render(r)
         print(text)
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.allSatisfy { $0.count <= 100 }, "\(lines.map(\.count))")
-        // Header, then one row per pair, the baseline marked.
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.map(\.count))")
+        // The ceiling once, the header, then each budget's line and one row per ranking, the baseline marked.
+        #expect(lines.contains { $0.hasPrefix("ceiling (") && $0.contains("±") })
         let header = try #require(lines.firstIndex { $0.hasPrefix("budget") })
-        #expect(lines[header + 1].hasPrefix("unlimited") && lines[header + 1].contains("static *"))
-        #expect(lines[header + 1 ... header + 4].allSatisfy { $0.contains("±") })
+        #expect(lines[header + 1] == "unlimited" && lines[header + 2].hasPrefix("  static *"))
+        #expect(lines[header + 4].hasPrefix(s.budgets[1].label))
+        let rows = [header + 2, header + 3, header + 5, header + 6].map { lines[$0] }
+        #expect(rows.allSatisfy { $0.hasPrefix("  ") && $0.contains("±") }, "\(rows)")
         // Best accuracy skips oracle, and says so.
-        let best = try #require(lines.first { $0.contains("accuracy %") && $0.contains("higher is better") })
+        let best = try #require(lines.first { $0.hasPrefix("  accuracy ") && $0.contains("higher is better") })
         #expect(!best.contains("oracle"))
         #expect(lines.contains { $0.contains("oracle is left out of best accuracy") })
-        #expect(lines.contains { $0.contains("stale %") && $0.contains("lower is better") })
+        #expect(lines.contains { $0.hasPrefix("  stale ") && $0.contains("lower is better") })
 
         // One replication: intervals over the 4 blocks of people (one person each).
         var one = s

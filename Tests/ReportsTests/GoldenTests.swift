@@ -108,11 +108,11 @@ import WidgetSimReports
         options.widgetDays = false
         _ = try RunJob.execute(s, options)
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
-        let pairs = Set(lines.dropFirst().map { $0.split(separator: ",")[1 ... 2].joined(separator: ",") })
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
+        let pairs = Set(lines.dropFirst().map { $0.split(separator: ",")[2 ... 3].joined(separator: ",") })
         #expect(pairs == Set(s.policyPairs.map { "\($0.budget),\($0.ranking)" }))
         // Refusals carry their code: daily_quota's 12 a day refuse with quota_exhausted.
-        #expect(lines.contains { $0.hasPrefix("tiny,daily_quota,") && $0.hasSuffix(",quota_exhausted") })
+        #expect(lines.contains { $0.contains(",tiny,daily_quota,") && $0.hasSuffix(",quota_exhausted") })
     }
 
     @Test func sameSeedSameBytesWhateverTheThreadCount() throws {
@@ -162,10 +162,10 @@ import WidgetSimReports
         options.widgetDays = false
         let r = try #require(finished(try RunJob.execute(s, options)))
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
         // One line per view, per session start and per content change, as counted.
         func count(of event: String) -> Int64 {
-            Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7] == event }.count)
+            Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[8] == event }.count)
         }
         let t = r.totals[0][0]
         let all = 0 ..< s.days

@@ -324,10 +324,11 @@ import WidgetSimReports
             .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = summary[0]
         func column(_ row: [String], _ name: String) -> Int64 { Int64(row[header.firstIndex(of: name)!])! }
-        #expect(rows.count == s.replications * r.pairs.count * s.days * (RefusalReason.count + MissedViewReason.count))
+        let codes = r.pairs.indices.reduce(0) { $0 + ReasonsReport.refusalCodes(r, pair: $1).count + MissedViewReason.count }
+        #expect(rows.count == s.replications * s.days * codes)
         for row in summary.dropFirst() {
-            let mine = rows.filter { $0[1] == row[1] && $0[2] == row[2] && $0[3] == row[3] && $0[6] == "0" }
-            func total(_ kind: String) -> Int64 { mine.filter { $0[7] == kind }.reduce(0) { $0 + Int64($1[9])! } }
+            let mine = rows.filter { $0[2] == row[2] && $0[3] == row[3] && $0[4] == row[4] && $0[7] == "0" }
+            func total(_ kind: String) -> Int64 { mine.filter { $0[8] == kind }.reduce(0) { $0 + Int64($1[10])! } }
             #expect(total("refusal") == column(row, "requests_denied") + column(row, "requests_deferred"))
             #expect(total("missed_view") == column(row, "views_wanted") - column(row, "hits"))
         }

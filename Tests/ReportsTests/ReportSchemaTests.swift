@@ -72,10 +72,14 @@ import WidgetSimScenario
             o.provenance.scenarioPath = "scenarios/tiny.yaml"
             _ = try RunJob.execute(study, o)
             try check(folder, "a study, \(replications) replications", study.first)
-            let types = try schema(folder).files.first { $0.file == "summary.csv" }!.columns.dropFirst(5).prefix(4).map(\.type)
-            #expect(types == [.integer, .integer, .string, .string])
+            // After run_id and the identity: point, a number, a duration in seconds, a word.
+            let types = try schema(folder).files.first { $0.file == "summary.csv" }!.columns.dropFirst(6).prefix(4).map(\.type)
+            #expect(types == [.integer, .integer, .double, .string])
+            let (header, rows) = try sheet(folder.appendingPathComponent("summary.csv"))
+            let after = try #require(header.firstIndex(of: "widgets.news.timeline.reload.after"))
+            #expect(Set(rows.map { $0[after] }) == ["900.0", "3600.0"])
             let table = try schema(folder).files.first { $0.file == "study.csv" }
-            #expect(table?.columns.map(\.name).prefix(6) == ["scenario", "seed", "point", "budgets.daily_quota.per_day",
+            #expect(table?.columns.map(\.name).prefix(7) == ["run_id", "scenario", "seed", "point", "budgets.daily_quota.per_day",
                                                               "widgets.news.timeline.reload.after", "stack.rotation_limits"])
         }
     }
@@ -86,10 +90,14 @@ import WidgetSimScenario
             let csvs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".csv") }.sorted()
             #expect(schema.files.map(\.file).sorted() == csvs, "\(name)")
             #expect(csvs.contains("batches.csv") == (s.replications == 1), "\(name)")
+            let record = try RunRecord.read(try Data(contentsOf: folder.appendingPathComponent("run.json")))
+            let runID = try #require(record.runId)
             for file in schema.files {
                 let (header, rows) = try sheet(folder.appendingPathComponent(file.file))
                 #expect(header == file.columns.map(\.name), "\(name): \(file.file)")
                 #expect(!rows.isEmpty)
+                // Every row of every file names its run, as run.json does.
+                #expect(header.first == "run_id" && Set(rows.map { $0[0] }) == [runID], "\(name): \(file.file)")
                 for (i, column) in file.columns.enumerated() {
                     let cells = rows.map { $0[i] }
                     #expect(cells.contains { !$0.isEmpty }, "\(name): \(file.file).\(column.name) is empty on every row")
@@ -279,7 +287,7 @@ import WidgetSimScenario
                 let result = try PairCompare.compare(folder: folder, pair, s.baseline)
                 #expect(result.source == (replications == 1 ? .blocks : .replications))
                 for row in result.rows {
-                    let line = rows.first { $0[1] == pair.budget && $0[2] == pair.ranking && $0[col("metric")!] == row.metric }!
+                    let line = rows.first { $0[col("budget")!] == pair.budget && $0[col("ranking")!] == pair.ranking && $0[col("metric")!] == row.metric }!
                     #expect(CSV.number(row.difference.mean) == (col("diff_mean").map { line[$0] } ?? ""), "\(row.metric)")
                     #expect(CSV.number(row.difference.halfWidth) == (col("diff_ci95_half_width").map { line[$0] } ?? ""), "\(row.metric)")
                     #expect(CSV.number(row.a) == line[col("mean")!], "\(row.metric)")

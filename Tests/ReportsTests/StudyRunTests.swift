@@ -52,14 +52,15 @@ import WidgetSimScenario
         let study = try ScenarioLoader.study(yaml: try studyText(), file: "study.yaml")
         #expect(study.points.count == 3)
         _ = try RunJob.execute(study, options(root.appendingPathComponent("study"), text: try studyText()))
-        let identity = Set(ReportWriter.identityColumns + ["point", "budgets.daily_quota.per_day"])
+        // The run id differs (the study's file is another text): set aside with the identity.
+        let identity = Set(["run_id"] + ReportWriter.identityColumns + ["point", "budgets.daily_quota.per_day"])
         let studyRows = rows(try read(root.appendingPathComponent("study"), "summary.csv"), dropping: identity)
         let studyDaily = rows(try read(root.appendingPathComponent("study"), "daily.csv"), dropping: identity)
         let studyReasons = rows(try read(root.appendingPathComponent("study"), "reasons.csv"), dropping: identity)
         let reasonsHeader = try read(root.appendingPathComponent("study"), "reasons.csv").prefix { $0 != "\n" }
-        #expect(reasonsHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,day"))
+        #expect(reasonsHeader.hasPrefix("run_id," + ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,day"))
         let studyHeader = try read(root.appendingPathComponent("study"), "summary.csv").prefix { $0 != "\n" }
-        #expect(studyHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
+        #expect(studyHeader.hasPrefix("run_id," + ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
         let perPoint = (studyRows.count - 1) / 3, perPointDaily = (studyDaily.count - 1) / 3
         let perPointReasons = (studyReasons.count - 1) / 3
         var plainRows: [String] = [], plainDaily: [String] = [], exhausted: [Int] = []
@@ -226,7 +227,7 @@ extension StudyRunTests {
         _ = try RunJob.execute(study, options(root.appendingPathComponent("two"), text: text))
         let summary = try read(root.appendingPathComponent("two"), "summary.csv").split(separator: "\n").dropFirst()
         #expect(summary.count == 3 * 4)
-        #expect(summary.allSatisfy { $0.split(separator: ",")[5 ... 6] == ["2", "40"] })
+        #expect(summary.allSatisfy { $0.split(separator: ",")[6 ... 7] == ["2", "40"] })
         // Without the baseline point, study.csv has no differences: their columns, empty
         // on every row, are not written.
         let table = try read(root.appendingPathComponent("two"), "study.csv").split(separator: "\n")

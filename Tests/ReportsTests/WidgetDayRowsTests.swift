@@ -51,7 +51,7 @@ import WidgetSimModel
         s.warmupDays = 1
         let pairs = [PolicyPair(budget: "b1", ranking: "r1"), PolicyPair(budget: "budget two", ranking: "r,2")]
         let study = ["7", "x y"]
-        let rows = WidgetDayRows(s, pairs: pairs, study: study)
+        let rows = WidgetDayRows(s, pairs: pairs, study: study, runID: "0123abcd-4567ef89")
         var g = SystemRandomNumberGenerator()
         let out = ByteBuffer(capacity: 16)
         var expected = ""
@@ -70,7 +70,7 @@ import WidgetSimModel
             rows.append(replication: rep, person: person, pair: pair, counts, to: out)
             for day in 0 ..< s.days {
                 for (x, spec) in s.widgets.enumerated() {
-                    var fields = [s.name, pairs[pair].budget, pairs[pair].ranking, String(rep), String(s.seed)] + study
+                    var fields = ["0123abcd-4567ef89", s.name, pairs[pair].budget, pairs[pair].ranking, String(rep), String(s.seed)] + study
                     fields += [String(person), String(day), day < s.warmupDays ? "1" : "0", spec.id]
                     for column in Schema.widgetColumns {
                         fields.append(ReportWriter.widgetValue(counts[day, widget: x, column.counter], divisor: column.divisor))

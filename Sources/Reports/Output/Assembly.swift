@@ -115,7 +115,8 @@ public struct Assembly {
         if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
         if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
         tables += ExploreReports.tables(results, study: study)
-        for table in tables {
+        let runID = record.runId ?? PartIdentity().runID
+        for table in tables.map({ $0.withRunID(runID) }) {
             try open(table.file).write(table.csvBytes)
             schemas.append(table.schema)
         }

@@ -23,17 +23,52 @@ public enum PairCompare {
         public var b: PolicyPair
         public var source: Comparison.Source
         public var rows: [Row]
+        /// The study point compared (`--point`), and its parameters' values as
+        /// `path=value`; nil for a plain run.
+        public var point: Int? = nil
+        public var pointValues: [String] = []
+        /// The days compared (`--days`), from daily.csv; nil for the measured days of
+        /// summary.csv.
+        public var days: ClosedRange<Int>? = nil
+        /// With `days` and one replication, the paired differences are taken over the
+        /// days of the window.
+        public var overDays = false
+
+        /// What the interval is over: `replications`, `blocks` or `days`.
+        public var intervalOver: String { overDays ? "days" : source.rawValue }
     }
 
     public enum Failure: Error, CustomStringConvertible {
         case unreadable(String, String)
         case noPair(String, PolicyPair, [PolicyPair])
+        /// A study's folder compared without `--point`: the rows of different points
+        /// would be pooled.
+        case pooledPoints(String, [Int])
+        case noPoint(String, Int, [Int])
+        case notAStudy(String)
+        case noDays(String, ClosedRange<Int>, ClosedRange<Int>?)
         public var description: String {
             switch self {
             case .unreadable(let path, let why): "cannot read \(path): \(why)"
+            case .pooledPoints(let path, let points):
+                "\(path) holds \(points.count) points of a study (\(Self.list(points))); comparing them pooled would mix "
+                    + "different settings: add --point K to compare the pairs at one point (study.csv gives each point's values)"
+            case .noPoint(let path, let k, let points):
+                "\(path) has no point \(k); it has points \(Self.list(points))"
+            case .notAStudy(let path):
+                "\(path) is not a study's report (it has no `point` column): drop --point"
+            case .noDays(let path, let asked, let present):
+                "\(path) has no day in \(asked.lowerBound)..\(asked.upperBound)"
+                    + (present.map { "; it has days \($0.lowerBound)..\($0.upperBound) (from 0, warm-up days included)" } ?? "")
             case .noPair(let path, let p, let all):
                 "\(path) has no pair \(p.budget)/\(p.ranking); it has " + all.map { "\($0.budget)/\($0.ranking)" }.joined(separator: ", ")
             }
+        }
+
+        /// `0, 1, …, 15` for many points, all of them for a few.
+        static func list(_ points: [Int]) -> String {
+            points.count <= 8 ? points.map(String.init).joined(separator: ", ")
+                : points.prefix(3).map(String.init).joined(separator: ", ") + ", …, " + String(points.last!)
         }
     }
 
@@ -71,23 +106,59 @@ public enum PairCompare {
         }
     }
 
-    public static func compare(folder: URL, _ a: PolicyPair, _ b: PolicyPair) throws -> Result {
+    /// Compares `a` with `b` in `folder`: at study point `point` (required when the
+    /// folder holds several points, refused when it holds none), over the measured days
+    /// of summary.csv or, with `days`, over those days of daily.csv.
+    public static func compare(folder: URL, _ a: PolicyPair, _ b: PolicyPair,
+                               point: Int? = nil, days: ClosedRange<Int>? = nil) throws -> Result {
         let summaryURL = folder.appendingPathComponent("summary.csv")
         let numeric = Schema.summaryColumns.filter { $0.type != .string }.map(\.name)
-        let summary = try Sheet(summaryURL, numeric: numeric)
+        var summary = try Sheet(summaryURL, numeric: numeric)
+        // A study's rows: one point only, never pooled.
+        var pointValues: [String] = []
+        var chosen: Int?
+        if let column = summary.names["point"] {
+            let points = Set(summary.rows.compactMap { Int($0[column]) }).sorted()
+            guard let k = point ?? (points.count == 1 ? points[0] : nil) else {
+                throw Failure.pooledPoints(folder.path, points)
+            }
+            guard points.contains(k) else { throw Failure.noPoint(folder.path, k, points) }
+            chosen = k
+            summary.rows = summary.rows.filter { Int($0[column]) == k }
+            // The study's parameters: the columns after `point` that summary.csv has not of its own.
+            let known = Set(Schema.summaryColumns.map(\.name))
+            let header = summary.names.sorted { $0.value < $1.value }.map(\.key)
+            let row = summary.rows[0]
+            pointValues = header.drop { $0 != "point" }.dropFirst().prefix { !known.contains($0) }
+                .map { "\($0)=\(summary.text(row, $0) ?? "")" }
+        } else if point != nil {
+            throw Failure.notAStudy(folder.path)
+        }
+        let keep: (Sheet, [String]) -> Bool = { sheet, row in
+            guard let chosen, let column = sheet.names["point"] else { return true }
+            return Int(row[column]) == chosen
+        }
         let pairs = summary.rows.map(summary.pair).reduce(into: [PolicyPair]()) { if !$0.contains($1) { $0.append($1) } }
         for p in [a, b] where !pairs.contains(p) { throw Failure.noPair(summaryURL.path, p, pairs) }
         let rowsA = summary.rows.filter { summary.pair($0) == a }
         let rowsB = summary.rows.filter { summary.pair($0) == b }
         let first = rowsA[0]
+        if let days {
+            var result = try compareDays(folder: folder, a, b, days: days, keep: keep)
+            result.scenario = summary.text(first, "scenario") ?? ""
+            result.seed = summary.text(first, "seed") ?? ""
+            result.point = chosen
+            result.pointValues = pointValues
+            return result
+        }
         let batchesURL = folder.appendingPathComponent("batches.csv")
         let oneReplication = rowsA.count == 1 && FileManager.default.fileExists(atPath: batchesURL.path)
         var rows: [Row] = []
         if oneReplication {
             let batches = try Sheet(batchesURL, numeric: Schema.batchesColumns.filter { $0.type != .string }.map(\.name))
             let people = summary.number(first, "people") ?? 0
-            let blocksA = batches.rows.filter { batches.pair($0) == a }
-            let blocksB = batches.rows.filter { batches.pair($0) == b }
+            let blocksA = batches.rows.filter { batches.pair($0) == a && keep(batches, $0) }
+            let blocksB = batches.rows.filter { batches.pair($0) == b && keep(batches, $0) }
             for m in Metrics.all {
                 let x = summary.number(rowsA[0], m.name), y = summary.number(rowsB[0], m.name)
                 func scaled(_ sheet: Sheet, _ row: [String]) -> Double? {
@@ -113,14 +184,72 @@ public enum PairCompare {
                     b: Comparison.Estimate(ys.compactMap { $0 }).mean, difference: Comparison.Estimate(diffs)))
             }
         }
-        return Result(
+        var result = Result(
             scenario: summary.text(first, "scenario") ?? "", seed: summary.text(first, "seed") ?? "",
             a: a, b: b, source: oneReplication ? .blocks : .replications, rows: rows)
+        result.point = chosen
+        result.pointValues = pointValues
+        return result
+    }
+
+    /// The comparison over `days` of daily.csv: each metric as the mean of its daily
+    /// values over those days (a count is then a total per day), paired over
+    /// replications, or with one replication over the days.
+    static func compareDays(folder: URL, _ a: PolicyPair, _ b: PolicyPair, days: ClosedRange<Int>,
+                            keep: (Sheet, [String]) -> Bool) throws -> Result {
+        let url = folder.appendingPathComponent("daily.csv")
+        let daily = try Sheet(url, numeric: Schema.dailyColumns.filter { $0.type != .string }.map(\.name))
+        let all = daily.rows.filter { keep(daily, $0) && daily.pair($0) == a }
+        let present = all.compactMap { daily.number($0, "day").map(Int.init) }
+        let inWindow: ([String]) -> Bool = { row in daily.number(row, "day").map { days.contains(Int($0)) } ?? false }
+        let rowsA = all.filter(inWindow)
+        let rowsB = daily.rows.filter { keep(daily, $0) && daily.pair($0) == b && inWindow($0) }
+        guard !rowsA.isEmpty, !rowsB.isEmpty else {
+            throw Failure.noDays(url.path, days, present.min().flatMap { lo in present.max().map { lo ... $0 } })
+        }
+        // (replication, day) → row
+        func keyed(_ rows: [[String]]) -> [[Int]: [String]] {
+            Dictionary(rows.map { ([Int(daily.number($0, "replication") ?? 0), Int(daily.number($0, "day") ?? 0)], $0) },
+                       uniquingKeysWith: { first, _ in first })
+        }
+        let byA = keyed(rowsA), byB = keyed(rowsB)
+        let replications = Set(byA.keys.map { $0[0] }).sorted()
+        let overDays = replications.count < 2
+        let keys = byA.keys.sorted { $0.lexicographicallyPrecedes($1) }
+        var rows: [Row] = []
+        for m in Metrics.daily {
+            // Groups: replications (each its mean over the days), or the days themselves.
+            var xs: [Double] = [], ys: [Double] = [], diffs: [Double] = []
+            func add(_ x: Double?, _ y: Double?) {
+                if let x { xs.append(x) }
+                if let y { ys.append(y) }
+                if let x, let y { diffs.append(x - y) }
+            }
+            if overDays {
+                for key in keys {
+                    add(byA[key].flatMap { daily.number($0, m.name) }, byB[key].flatMap { daily.number($0, m.name) })
+                }
+            } else {
+                for rep in replications {
+                    func mean(_ rows: [[Int]: [String]]) -> Double? {
+                        let values = keys.filter { $0[0] == rep }.compactMap { rows[$0].flatMap { daily.number($0, m.name) } }
+                        return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+                    }
+                    add(mean(byA), mean(byB))
+                }
+            }
+            rows.append(Row(metric: m.name, unit: m.unit, a: Comparison.Estimate(xs).mean,
+                            b: Comparison.Estimate(ys).mean, difference: Comparison.Estimate(diffs)))
+        }
+        var result = Result(scenario: "", seed: "", a: a, b: b, source: .replications, rows: rows)
+        result.days = days
+        result.overDays = overDays
+        return result
     }
 
     public static let csvHeader = [
         "scenario", "seed", "budget", "ranking", "other_budget", "other_ranking", "metric", "unit", "interval_over",
-        "groups", "mean", "other_mean", "diff_mean", "diff_sd", "diff_ci95_half_width",
+        "groups", "mean", "other_mean", "diff_mean", "diff_sd", "diff_ci95_half_width", "point", "first_day", "last_day",
     ]
 
     public static func csv(_ r: Result) -> String {
@@ -128,8 +257,10 @@ public enum PairCompare {
         for row in r.rows {
             out += CSV.row([
                 r.scenario, r.seed, r.a.budget, r.a.ranking, r.b.budget, r.b.ranking, row.metric, row.unit,
-                r.source.rawValue, String(row.difference.n), CSV.number(row.a), CSV.number(row.b),
+                r.intervalOver, String(row.difference.n), CSV.number(row.a), CSV.number(row.b),
                 CSV.number(row.difference.mean), CSV.number(row.difference.sd), CSV.number(row.difference.halfWidth),
+                r.point.map(String.init) ?? "", r.days.map { String($0.lowerBound) } ?? "",
+                r.days.map { String($0.upperBound) } ?? "",
             ])
         }
         return out
@@ -137,13 +268,23 @@ public enum PairCompare {
 
     /// A table for the terminal: metric, the two values, and the difference ± half-width.
     public static func render(_ r: Result) -> String {
-        let over = r.source == .blocks ? "the blocks of people (one replication)" : "replications"
-        var lines = ["\(r.scenario): A = \(r.a), B = \(r.b)", "A − B paired over \(over), ± 95% half-width"]
+        let over = r.overDays ? "the days (one replication)"
+            : r.source == .blocks ? "the blocks of people (one replication)" : "replications"
+        var head = "\(r.scenario): A = \(r.a), B = \(r.b)"
+        if let point = r.point {
+            head += ", point \(point)" + (r.pointValues.isEmpty ? "" : " (" + r.pointValues.joined(separator: ", ") + ")")
+        }
+        var lines = [head]
+        if let days = r.days {
+            lines.append("days \(days.lowerBound)..\(days.upperBound) of daily.csv (from 0): each metric's mean over those days")
+        }
+        lines.append("A − B paired over \(over), ± 95% half-width; digits as the interval allows")
         var table = [["metric", "A", "B", "A − B"]]
         for row in r.rows {
-            var diff = short(row.difference.mean)
-            if let h = row.difference.halfWidth { diff += " ± " + short(h) }
-            table.append([row.metric, short(row.a), short(row.b), diff])
+            let d = decimals(row.difference.halfWidth)
+            var diff = shown(row.difference.mean, d)
+            if let h = row.difference.halfWidth { diff += " ± " + shown(h, d) }
+            table.append([row.metric, shown(row.a, d), shown(row.b, d), diff])
         }
         let widths = (0 ..< 4).map { i in table.map { $0[i].count }.max()! }
         for t in table {
@@ -153,6 +294,21 @@ public enum PairCompare {
             }.joined(separator: "  "))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The decimals a value known to ± `halfWidth` is shown with: those of the
+    /// half-width's first two significant digits (± 0.0123 → 3, ± 12.3 → 0). Nil
+    /// without a positive half-width.
+    static func decimals(_ halfWidth: Double?) -> Int? {
+        guard let h = halfWidth, h > 0, h.isFinite else { return nil }
+        return max(0, 1 - Int((log10(h)).rounded(.down)))
+    }
+
+    /// `v` with `decimals` decimals (`-0` shown as `0`), or `short(v)` without them.
+    static func shown(_ v: Double?, _ decimals: Int?) -> String {
+        guard let v, let decimals else { return short(v) }
+        let text = String(format: "%.\(decimals)f", v)
+        return Double(text) == 0 ? String(format: "%.\(decimals)f", 0.0) : text
     }
 
     /// Six significant digits, `–` when undefined.

@@ -2,7 +2,8 @@ import WidgetSimModel
 
 /// `reasons.csv`: why requests were refused and why views missed the wanted widget —
 /// one row per policy pair, replication, day and reason code, with its count (zeros
-/// included, so every pair has the same rows).
+/// included). A budget's refusal codes are those its descriptor lists (and any other it
+/// counted): a code that cannot occur for a pair has no rows.
 ///
 /// `kind` groups the codes so that each group adds up to a column of the other reports:
 /// - `refusal`: the budget policy's codes; over the measured days they sum to
@@ -25,12 +26,13 @@ public enum ReasonsReport {
 
     public static func table(_ r: RunResult) -> Table {
         var table = Table(file: "reasons.csv", rows: Schema.reasonsRows, columns: Schema.reasonsColumns)
+        let possible = r.pairs.indices.map { refusalCodes(r, pair: $0) }
         for rep in 0 ..< r.replications {
             for (p, pair) in r.pairs.enumerated() {
                 let t = r.totals[rep][p]
                 for day in 0 ..< t.days {
                     let head = ReportWriter.identity(r.scenario, pair, rep) + [String(day), day < t.warmupDays ? "1" : "0"]
-                    for code in RefusalReason.allCases {
+                    for code in possible[p] {
                         table.rows.append(head + [kind(code), code.label, String(t.value(day: day, code))])
                     }
                     for code in MissedViewReason.allCases {
@@ -43,6 +45,17 @@ public enum ReasonsReport {
     }
 
     public static func csv(_ r: RunResult) -> String { table(r).csv }
+
+    /// The refusal codes pair `p` can give, in code order: the system's rules, the codes
+    /// its budget's descriptor lists, and any other the run counted for it (so that no
+    /// count is ever left out, whatever a custom policy's descriptor says).
+    public static func refusalCodes(_ r: RunResult, pair p: Int) -> [RefusalReason] {
+        let budget = r.scenario.budgets.first { $0.label == r.pairs[p].budget }
+        let listed = Set(budget.flatMap { r.scenario.policies.budget(named: $0.name)?.refusals } ?? RefusalReason.allCases)
+        return RefusalReason.allCases.filter { code in
+            code.isSystemRule || listed.contains(code) || r.totals.contains { $0[p].sum(code) != 0 }
+        }
+    }
 
     /// The `n` most frequent refusal codes (system rules included) of pair `p` over the
     /// measured days of every replication, most frequent first; codes never counted are

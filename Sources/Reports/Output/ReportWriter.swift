@@ -98,28 +98,30 @@ public enum ReportWriter {
 
 }
 
-/// A trace (`Schema.traceColumns`): one CSV line per event — the run's identity, the
+/// A trace (`run_id`, then `Schema.traceColumns`): one CSV line per event — the run's id and identity, the
 /// time in seconds, person, event, widget, decision, and the reason code of a refusal,
 /// a dropped push or a missed view. The runner names the replication it is running.
 public final class TraceWriter: TraceSink, @unchecked Sendable {
     let file: any TraceOutput
+    let runID: String
     let scenario: String
     let seed: String
     /// The replication whose people are being run (one thread runs them all in turn).
     public var replication = 0
     public private(set) var failure: (any Error)?
 
-    public init(file: any TraceOutput, scenario: Scenario) throws {
+    public init(file: any TraceOutput, scenario: Scenario, runID: String = PartIdentity().runID) throws {
         self.file = file
+        self.runID = runID
         self.scenario = scenario.name
         seed = String(scenario.seed)
-        try file.write(CSV.row(Schema.traceColumns.map(\.name)))
+        try file.write(CSV.row([Schema.runID.name] + Schema.traceColumns.map(\.name)))
     }
 
     public func record(time: Int64, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
         guard failure == nil else { return }
         do {
-            try file.write(CSV.row([scenario, pair?.budget ?? "", pair?.ranking ?? "", String(replication), seed,
+            try file.write(CSV.row([runID, scenario, pair?.budget ?? "", pair?.ranking ?? "", String(replication), seed,
                                     CSV.number(Double(time) / 1000), String(person), event, widget, decision, reason]))
         } catch {
             failure = error

@@ -83,6 +83,8 @@ public struct RunRecord: Codable, Sendable {
     }
 
     public var widgetsimVersion = WidgetSimVersion.current
+    /// The run's id (`PartIdentity.runID`): the `run_id` column of every CSV file.
+    public var runId: String?
     public var build: BuildStamp
     public var commandLine: [String]
     public var scenario: ScenarioInfo
@@ -132,6 +134,7 @@ public struct RunRecord: Codable, Sendable {
                 shards: Int?, started: Date, finished: Date, results: [RunResult], study: Study?) {
         let result = results[0]
         let iso = ISO8601DateFormatter()
+        runId = PartIdentity(manifest).runID
         build = provenance.build
         commandLine = provenance.commandLine
         scenario = ScenarioInfo(

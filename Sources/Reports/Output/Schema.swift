@@ -96,6 +96,14 @@ public struct Table: Sendable {
 
     public var csv: String { String(decoding: csvBytes, as: UTF8.self) }
 
+    /// The table with `run_id` as its first column, `id` on every row.
+    public func withRunID(_ id: String) -> Table {
+        var table = self
+        table.columns.insert(Schema.runID, at: 0)
+        table.rows = rows.map { [id] + $0 }
+        return table
+    }
+
     /// The file as UTF-8: built as bytes, which costs a copy per cell where appending
     /// to a `String` costs a few hundred instructions.
     public var csvBytes: [UInt8] {
@@ -110,6 +118,11 @@ public struct Table: Sendable {
 /// Every report file's columns, generated from the code that writes them.
 public enum Schema {
     static let undefined = "the ratio is undefined (nothing to divide by) in this row"
+
+    /// The first column of every CSV file: which run wrote the row.
+    public static let runID = Column(
+        "run_id", .string,
+        "the run's id: a hash of the scenario file's text, the command line's changes (`--set`, `--sweep`, `--people`, …) and the version, as two groups of eight hex digits; the same on every row of a run's files and in run.json, so that the rows of concatenated runs stay apart")
 
     public static let identity: [Column] = [
         Column("scenario", .string, "the scenario's name"),
@@ -246,7 +259,7 @@ public enum Schema {
     }
 
     public static let traceRows = "only with `--trace FILE`, written there: one per handled event of every person under every pair, in time order per person"
-    public static let reasonsRows = "one per replication × pair × day × reason code, zeros included"
+    public static let reasonsRows = "one per replication × pair × day × reason code that can occur for the pair (the system's refusal codes, those its budget policy lists in `widgetsim policies`, every missed-view code), zeros included"
     public static let summaryRows = "one per replication × budget × ranking pair, over the measured days"
     public static let dailyRows = "one per replication × pair × simulated day, warm-up days included"
     public static let comparisonRows = "one per pair × metric of summary.csv"
@@ -255,6 +268,14 @@ public enum Schema {
 
     /// Every file WidgetSim can write into a report folder, every possible column.
     public static var all: ReportSchema {
+        var schema = allWithoutRunID
+        for k in schema.files.indices {
+            schema.files[k].columns.insert(runID, at: 0)
+        }
+        return schema
+    }
+
+    static var allWithoutRunID: ReportSchema {
         ReportSchema(files: [
             FileSchema(file: "summary.csv", rows: summaryRows, columns: summaryColumns),
             FileSchema(file: "daily.csv", rows: dailyRows, columns: dailyColumns),
@@ -276,7 +297,7 @@ public enum Schema {
     static var genericStudyColumns: [Column] {
         [
             Column("point", .integer, "the study point's number, from 0 (`widgetsim run FILE --points` lists them)"),
-            Column("<parameter path>", .string, "one column per study parameter, named by its path (`budgets.quota.per_day`): its value at this point, as written in the study; an integer column when every value is a whole number, a double column when every value is a decimal number"),
+            Column("<parameter path>", .string, "one column per study parameter, named by its path (`budgets.quota.per_day`): its value at this point, as written in the study; an integer column when every value is a whole number, a double column when every value is a decimal number, and a double column in seconds when every value is a duration (`30m` as `1800.0`)"),
         ]
     }
 

@@ -2,8 +2,8 @@ import WidgetSimModel
 
 /// The columns a parameter study adds to every row of every report file, after the
 /// identity columns: `point` (the point's number) and one column per study parameter,
-/// named by its path and holding the point's value as written in the study (`15m`,
-/// `ios`, `30`). A plain run has none.
+/// named by its path and holding the point's value as written in the study (`ios`,
+/// `30`), a duration in seconds (`15m` as `900.0`). A plain run has none.
 extension ReportWriter {
     public static func studyColumns(_ study: Study) -> [String] {
         studySchema(study).map(\.name)
@@ -17,6 +17,10 @@ extension ReportWriter {
         var columns = [Column("point", .integer, "the study point's number, from 0 (`widgetsim run FILE --points` lists them)")]
         for (i, path) in study.parameters.enumerated() {
             let values = study.points.map { $0.values[i] }
+            if isDuration(values) {
+                columns.append(Column(path, .double, unit: "s", "the study parameter `\(path)`: its value at this point, a duration in seconds (the study writes it as `\(values[0])`, …)"))
+                continue
+            }
             let type: ColumnType =
                 values.allSatisfy({ Int64($0) != nil }) ? .integer
                 : values.allSatisfy({ Double($0) != nil && $0.contains(".") && !$0.contains("e") }) ? .double : .string
@@ -27,7 +31,18 @@ extension ReportWriter {
 
     /// Point `index`'s values of the study columns (its number, then each parameter's value).
     public static func studyFields(_ study: Study, point index: Int) -> [String] {
-        study.isStudy ? [String(study.points[index].number)] + study.points[index].values : []
+        guard study.isStudy else { return [] }
+        let values = study.points[index].values.enumerated().map { i, text in
+            isDuration(study.points.map { $0.values[i] })
+                ? CSV.number(Double(DurationText.parse(text)!) / 1000) : text
+        }
+        return [String(study.points[index].number)] + values
+    }
+
+    /// Whether a study parameter's values are durations (`30m`, `1h`, `90s`): written
+    /// as seconds, so that they sort and plot as numbers.
+    static func isDuration(_ values: [String]) -> Bool {
+        !values.isEmpty && values.allSatisfy { DurationText.parse($0) != nil }
     }
 
     /// One table of a study: each point's table (`tables[k]` for `study.points[k]`) under
@@ -69,9 +84,11 @@ extension ReportWriter {
         CSV.row(widgetDaysSchema(study).columns.map(\.name))
     }
 
+    /// widget_days.csv's columns: `run_id`, the identity, the study columns, the counts.
     public static func widgetDaysSchema(_ study: Study) -> FileSchema {
         var schema = widgetDaysSchema
         schema.columns.insert(contentsOf: studySchema(study), at: studyPosition)
+        schema.columns.insert(Schema.runID, at: 0)
         return schema
     }
 }

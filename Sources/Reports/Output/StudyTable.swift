@@ -119,33 +119,50 @@ extension StudyTable {
         let shown = SummaryTable.columns.filter { $0.span == .measured && ["stale_view_share", "reloads_per_widget_day", "accuracy"].contains($0.metric) }
         let byName = Dictionary(uniqueKeysWithValues: Metrics.all.map { ($0.name, $0) })
         let reps = results.first?.replications ?? 1
-        var lines = ["study of \(study.totalPoints) points; \(reps == 1 ? "1 replication; mean" : "\(reps) replications; mean±95%")"
-            + " and paired difference to point \(study.baselinePoint) (Δ); * baseline point"]
-        var table: [[String]] = [["point"] + study.parameters + ["budget", "ranking"]
-            + shown.flatMap { [$0.header, "Δ " + $0.header] }]
+        // Within 80 columns: the rows grouped by point (its values on a line of their
+        // own), each metric's mean and its paired difference (with its interval) to the
+        // same pair at the baseline point.
+        var lines = wrap(["study of \(study.totalPoints) points; \(reps) replication\(reps == 1 ? "" : "s"); shares in %;"
+            + " mean, and paired difference to point \(study.baselinePoint) (Δ, ±95%)"], width: SummaryTable.width)
+        var table: [[String]] = [["  budget", "ranking"] + shown.flatMap { [$0.header, "Δ"] }]
+        var groups: [Int: [String]] = [:]
         for (k, r) in results.enumerated() {
             let point = study.points[k]
+            let values = zip(study.parameters, point.values).map { "\($0) = \($1)" }
+            groups[table.count] = wrap(values, width: SummaryTable.width,
+                                       first: "point \(point.number)" + (point.number == study.baselinePoint ? " (baseline): " : ": "),
+                                       next: "  ", separator: ",")
             for (p, pair) in r.pairs.enumerated() {
-                var row = [String(point.number) + (point.number == study.baselinePoint ? " *" : "")] + point.values
-                row += [pair.budget, pair.ranking]
+                var row = ["  " + pair.budget, pair.ranking]
                 for c in shown {
                     let e = entry(results, study: study, point: k, pair: p, byName[c.metric]!)
-                    row += [SummaryTable.cell(e.value, c, signed: false),
+                    row += [SummaryTable.cell(e.value, c, signed: false, interval: false),
                             e.difference.n == 0 ? "–" : SummaryTable.cell(e.difference, c, signed: true)]
                 }
                 table.append(row)
             }
         }
         let widths = table[0].indices.map { i in table.map { $0[i].count }.max()! }
-        let text = 1 + study.parameters.count + 2
-        for row in table {
+        for (k, row) in table.enumerated() {
+            if let group = groups[k] { lines += group }
             var line = row.enumerated().map { i, cell in
-                i < text ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i < 2 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[i] - cell.count) + cell
             }.joined(separator: "  ")
             while line.last == " " { line.removeLast() }
             lines.append(line)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Each parameter path's last component (`per_day`), or more of it where two would
+    /// have the same name.
+    static func shortNames(_ paths: [String]) -> [String] {
+        let parts = paths.map { $0.split(separator: ".").map(String.init) }
+        for count in 1 ... max(1, parts.map(\.count).max() ?? 1) {
+            let names = parts.map { $0.suffix(count).joined(separator: ".") }
+            if Set(names).count == names.count { return names }
+        }
+        return paths
     }
 }

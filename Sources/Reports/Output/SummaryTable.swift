@@ -1,7 +1,9 @@
 import Foundation
 import WidgetSimModel
 
-/// The short table printed after a run (fits 100 columns for the usual labels):
+/// The short table printed after a run (fits 80 columns for the usual labels: the
+/// pairs grouped by budget, one ranking per row, shares in %, the ceiling on a line
+/// of its own since it is the same for every pair):
 /// headline metrics per policy pair as `mean±half-width` (95%, over replications; with
 /// one replication, the run's value with an interval over its blocks of people as batch
 /// means), then the best pair per metric with its paired difference to the baseline.
@@ -50,19 +52,24 @@ public enum SummaryTable {
     }
 
     static let columns: [Column] = [
-        Column(header: "accuracy %", metric: "accuracy", scale: 100, decimals: 1, direction: .higher,
-               meaning: "views whose top was the wanted widget"),
-        Column(header: "wk1→last %", metric: "accuracy", span: .lastWeek, scale: 100, decimals: 1, direction: .higher,
+        Column(header: "accuracy", metric: "accuracy", scale: 100, decimals: 1, direction: .higher,
+               meaning: "% of views whose top was the wanted widget"),
+        Column(header: "wk1→last", metric: "accuracy", span: .lastWeek, scale: 100, decimals: 1, direction: .higher,
                meaning: "accuracy in the first and in the last 7 measured days (means)"),
-        Column(header: "ceiling %", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
-               meaning: "expected best accuracy of any ranking (sampling noise can put a pair above it)"),
         Column(header: "charged/wd", metric: "charged_reloads_per_widget_day", scale: 1, decimals: 1, direction: .lower,
                meaning: "reloads charged to budgets per widget-day"),
-        Column(header: "stale %", metric: "stale_view_share", scale: 100, decimals: 1, direction: .lower,
-               meaning: "views showing stale content"),
-        Column(header: "stack stale %", metric: "stale_member_share", scale: 100, decimals: 1, direction: .lower,
-               meaning: "stack members stale at a view, whatever is on top (the budget alone)"),
+        Column(header: "stale", metric: "stale_view_share", scale: 100, decimals: 1, direction: .lower,
+               meaning: "% of views showing stale content"),
+        Column(header: "stack stale", metric: "stale_member_share", scale: 100, decimals: 1, direction: .lower,
+               meaning: "% of stack members stale at a view, whatever is on top (the budget alone)"),
     ]
+
+    /// The ceiling, shown once above the table (it is the same for every pair).
+    static let ceiling = Column(header: "ceiling", metric: "ceiling", scale: 100, decimals: 1, direction: .unranked,
+                                meaning: "")
+
+    /// The width the table and its notes keep within.
+    static let width = 80
 
     /// The columns for this run: the week columns only when it measures two weeks or more.
     static func columns(_ r: RunResult) -> [Column] {
@@ -90,29 +97,38 @@ public enum SummaryTable {
         let reps = Comparison.source(r) == .blocks
             ? "1 replication; value±95% half-width over \(r.blockTotals.count) blocks of people"
             : "\(r.replications) replications; mean±95% half-width"
-        lines.append("\(reps) over the measured days (\(days.count))" + (baseline == nil ? "" : "; * baseline"))
+        lines += wrap(["\(reps) over the measured days (\(days.count))" + (baseline == nil ? "" : "; * baseline")], width: width)
+        if !r.pairs.isEmpty {
+            let e = entry(r, pair: baseline ?? 0, metrics["ceiling"]!, .measured)
+            lines.append("ceiling (the best accuracy a ranking can expect, for every pair): "
+                         + cell(e.value, Self.ceiling, signed: false) + " %")
+        }
 
-        var table: [[String]] = [["budget", "ranking"] + columns.map(\.header)]
+        // Rows grouped by budget (pairs are budget-major): the budget on a line of its own.
+        var table: [[String]] = [["budget / ranking"] + columns.map(\.header)]
+        var groups: [Int: String] = [:]
         for (p, pair) in r.pairs.enumerated() {
+            if p == 0 || r.pairs[p - 1].budget != pair.budget { groups[table.count] = pair.budget }
             let mark = p == baseline ? " *" : ""
-            table.append([pair.budget, pair.ranking + mark] + zip(columns, entries[p]).map { c, e in
+            table.append(["  " + pair.ranking + mark] + zip(columns, entries[p]).map { c, e in
                 guard c.span == .lastWeek else { return cell(e.value, c, signed: false) }
                 let first = entry(r, pair: p, metrics[c.metric]!, .firstWeek)
                 return cell(first.value, c, signed: false, interval: false) + "→" + cell(e.value, c, signed: false, interval: false)
             })
         }
         let widths = table[0].indices.map { i in table.map { $0[i].count }.max()! }
-        for row in table {
+        for (k, row) in table.enumerated() {
+            if let budget = groups[k] { lines.append(budget) }
             lines.append(row.enumerated().map { i, text in
-                i < 2 ? text.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                i < 1 ? text.padding(toLength: widths[i], withPad: " ", startingAt: 0)
                       : String(repeating: " ", count: widths[i] - text.count) + text
             }.joined(separator: "  ").trimmingTrailingSpaces())
         }
-        lines += wrap(columns.map { "\($0.header): \($0.meaning)" }, width: 100)
+        lines += wrap(columns.map { "\($0.header): \($0.meaning)" }, width: width)
 
         lines.append("")
         if let baseline {
-            lines.append("best pair per metric; paired difference to the baseline (\(r.pairs[baseline])), 95%:")
+            lines += wrap(["best pair per metric; paired difference to the baseline (\(r.pairs[baseline])), 95%:"], width: width)
         } else {
             lines.append("best pair per metric (the baseline pair was not run, so no differences):")
         }
@@ -130,7 +146,7 @@ public enum SummaryTable {
                 let x = entries[a][i].value.mean!, y = entries[b][i].value.mean!
                 return c.direction == .higher ? x > y : x < y
             }) else {
-                best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, "–", ""))
+                best.append((c.span == .lastWeek ? "last wk" : c.header, direction, "–", ""))
                 continue
             }
             if c.metric == "accuracy" && c.span == .measured { bestAccuracy = winner }
@@ -142,7 +158,7 @@ public enum SummaryTable {
             } else {
                 difference = ""
             }
-            best.append((c.span == .lastWeek ? "last wk %" : c.header, direction, r.pairs[winner].description, difference))
+            best.append((c.span == .lastWeek ? "last wk" : c.header, direction, r.pairs[winner].description, difference))
         }
         let w0 = best.map(\.header.count).max() ?? 0
         let w1 = best.map(\.direction.count).max() ?? 0
@@ -153,10 +169,10 @@ public enum SummaryTable {
                 + "  " + b.pair.padding(toLength: w2, withPad: " ", startingAt: 0)
                 + "  " + b.difference).trimmingTrailingSpaces())
         }
-        lines.append("  ceiling is not ranked: it is the same for every pair (a property of the people);")
-        lines.append("  it is an expected value, so a ranking can beat it by sampling noise.")
+        lines.append("  the ceiling is an expected value: a ranking can beat it by sampling noise.")
         if columns.contains(where: { $0.span != .measured }) {
-            lines.append("  wk1→last: a ranking that learns gains from the first week to the last; static cannot.")
+            lines.append("  wk1→last: a ranking that learns gains from the first week to the last;")
+            lines.append("  static cannot.")
         }
         if isOracle.contains(true) {
             lines.append("  oracle is left out of best accuracy: it reads the people's ground truth.")
@@ -180,8 +196,10 @@ public enum SummaryTable {
         var lines = ["", "top reasons (reasons.csv), over the measured days:"]
         for (p, role) in shown {
             lines.append("  \(r.pairs[p]) (\(role))")
-            lines.append("    refusals:     " + list(ReasonsReport.topRefusals(r, pair: p)))
-            lines.append("    missed views: " + list(ReasonsReport.topMissedViews(r, pair: p)))
+            lines += wrap(list(ReasonsReport.topRefusals(r, pair: p)).components(separatedBy: ", ").map { $0 }, width: width,
+                          first: "    refusals:     ", next: String(repeating: " ", count: 18), separator: ",")
+            lines += wrap(list(ReasonsReport.topMissedViews(r, pair: p)).components(separatedBy: ", "), width: width,
+                          first: "    missed views: ", next: String(repeating: " ", count: 18), separator: ",")
         }
         return lines
     }
@@ -213,19 +231,32 @@ public enum SummaryTable {
     }
 }
 
-/// Items joined by "; ", broken into lines of at most `width` characters between items.
-fileprivate func wrap(_ items: [String], width: Int) -> [String] {
+/// Items joined by `separator` and a space, broken into lines of at most `width`
+/// characters between items (and between words of an item longer than a line); the
+/// first line starts with `first`, the others with `next`.
+func wrap(_ items: [String], width: Int, first: String = "", next: String = "", separator: String = ";") -> [String] {
     var lines: [String] = []
-    var line = ""
-    for (i, item) in items.enumerated() {
-        let piece = item + (i < items.count - 1 ? ";" : "")
-        if !line.isEmpty && line.count + 1 + piece.count > width {
+    var line = first
+    var lineIsEmpty = true
+    func add(_ piece: String) {
+        if !lineIsEmpty && line.count + 1 + piece.count > width {
             lines.append(line)
-            line = ""
+            line = next
+            lineIsEmpty = true
         }
-        line += (line.isEmpty ? "" : " ") + piece
+        line += (lineIsEmpty ? "" : " ") + piece
+        lineIsEmpty = false
     }
-    if !line.isEmpty { lines.append(line) }
+    for (i, item) in items.enumerated() {
+        let piece = item + (i < items.count - 1 ? separator : "")
+        let room = width - max(first.count, next.count)
+        if piece.count > room {
+            for word in piece.split(separator: " ") { add(String(word)) }
+        } else {
+            add(piece)
+        }
+    }
+    if !lineIsEmpty { lines.append(line) }
     return lines
 }
 

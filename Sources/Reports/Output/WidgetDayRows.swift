@@ -26,8 +26,11 @@ public struct WidgetDayRows: Sendable {
     }
 
     /// `study` holds the point's `ReportWriter.studyFields` (none for a plain run).
-    public init(_ s: Scenario, pairs: [PolicyPair], study: [String] = []) {
-        prefixes = pairs.map { Array((CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + ",").utf8) }
+    /// `runID` opens every row (`PartIdentity.runID`).
+    public init(_ s: Scenario, pairs: [PolicyPair], study: [String] = [], runID: String = PartIdentity().runID) {
+        prefixes = pairs.map {
+            Array((CSV.field(runID) + "," + CSV.field(s.name) + "," + CSV.field($0.budget) + "," + CSV.field($0.ranking) + ",").utf8)
+        }
         seed = Array((String(s.seed) + study.map { "," + CSV.field($0) }.joined()).utf8)
         let fields = s.widgets.map { Array(CSV.field($0.id).utf8) }
         ids = fields.flatMap { $0 }

@@ -21,11 +21,19 @@ public enum OutputFolder {
     /// Every name the folder's runs own: reports, page, parts and lock.
     public static var ownedNames: [String] { reportFiles + pageFiles + ["parts", lockName] }
 
-    /// An open, locked output folder; the lock lasts as long as this object.
+    /// An open, locked output folder; the lock lasts as long as this object. The lock
+    /// file is removed when the lock ends, so a finished folder holds none.
     public final class Lock: @unchecked Sendable {
         let descriptor: Int32
-        init(descriptor: Int32) { self.descriptor = descriptor }
+        let path: String
+        init(descriptor: Int32, path: String) {
+            self.descriptor = descriptor
+            self.path = path
+        }
         deinit {
+            // Removed while still held: a process waiting for it then finds the file
+            // gone (or another one in its place) and starts again on a new file.
+            _ = unlink(path)
             // Unlocked explicitly: a child process started meanwhile may share the
             // open file (before its exec closes it), and closing ours alone would then
             // leave the folder locked.
@@ -48,21 +56,96 @@ public enum OutputFolder {
             throw RunRefusal("cannot create the output folder \(folder.path): \(reason(error))")
         }
         let path = folder.appendingPathComponent(lockName).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw RunRefusal("cannot write in the output folder \(folder.path): \(String(cString: strerror(errno)))")
+        while true {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw RunRefusal("cannot write in the output folder \(folder.path): \(String(cString: strerror(errno)))")
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                close(fd)
+                let who = Int32(holder).map { "process \($0)" } ?? "another process"
+                throw RunRefusal("another run (\(who)) is writing to \(folder.path); wait for it to finish, or give this run another --out folder")
+            }
+            // The file locked must still be the one at `path`: a run that just ended
+            // removes its lock file, and a lock on the removed file locks nothing.
+            var opened = stat(), named = stat()
+            guard fstat(fd, &opened) == 0, stat(path, &named) == 0,
+                  opened.st_dev == named.st_dev, opened.st_ino == named.st_ino else {
+                _ = flock(fd, LOCK_UN)
+                close(fd)
+                continue
+            }
+            let pid = "\(ProcessInfo.processInfo.processIdentifier)\n"
+            _ = ftruncate(fd, 0)
+            _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
+            return Lock(descriptor: fd, path: path)
         }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            close(fd)
-            let who = Int32(holder).map { "process \($0)" } ?? "another process"
-            throw RunRefusal("another run (\(who)) is writing to \(folder.path); wait for it to finish, or give this run another --out folder")
+    }
+
+    /// The name of the `latest` link a run without `--out` keeps beside its folder.
+    public static let latestName = "latest"
+
+    /// A new, empty folder for a run without `--out`: `root/<UTC date>-<time>-<run id>`
+    /// (`20261126-174500-0123456789abcdef`), made here so that no other run can take it;
+    /// `-2`, `-3`, … are added when two runs start in the same second.
+    public static func fresh(in root: URL, runID: String, at date: Date = Date()) throws -> URL {
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        } catch {
+            throw RunRefusal("cannot create the output folder \(root.path): \(reason(error))")
         }
-        let pid = "\(ProcessInfo.processInfo.processIdentifier)\n"
-        _ = ftruncate(fd, 0)
-        _ = pid.withCString { pwrite(fd, $0, strlen($0), 0) }
-        return Lock(descriptor: fd)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let base = formatter.string(from: date) + "-" + runID
+        for k in 1... {
+            let folder = root.appendingPathComponent(k == 1 ? base : "\(base)-\(k)")
+            if mkdir(folder.path, 0o755) == 0 { return folder }
+            if errno != EEXIST {
+                throw RunRefusal("cannot create the output folder \(folder.path): \(String(cString: strerror(errno)))")
+            }
+        }
+        fatalError("unreachable")
+    }
+
+    /// Points `root/latest` at `folder` (a folder in `root`) in one rename, so that a
+    /// reader finds either the earlier run or this one, never no link. Returns why not
+    /// when it cannot (a file or folder of that name is in the way).
+    @discardableResult
+    public static func pointLatest(in root: URL, to folder: URL) -> String? {
+        let link = root.appendingPathComponent(latestName)
+        var info = stat()
+        if lstat(link.path, &info) == 0, info.st_mode & S_IFMT != S_IFLNK {
+            return "\(link.path) is not a link; remove it to have it point at the latest run"
+        }
+        let temporary = root.appendingPathComponent(".\(latestName).partial-\(ProcessInfo.processInfo.processIdentifier)")
+        _ = unlink(temporary.path)
+        guard symlink(folder.lastPathComponent, temporary.path) == 0 else {
+            return "cannot make the link \(link.path): \(String(cString: strerror(errno)))"
+        }
+        guard rename(temporary.path, link.path) == 0 else {
+            let why = String(cString: strerror(errno))
+            _ = unlink(temporary.path)
+            return "cannot make the link \(link.path): \(why)"
+        }
+        synchronize(root)
+        return nil
+    }
+
+    /// The report folder `folder` stands for: itself when it holds a report (or
+    /// anything but runs without `--out`), else the run its `latest` link points at
+    /// (`reports/default` after `widgetsim run scenarios/default.yaml`).
+    public static func resolvingLatest(_ folder: URL) -> URL {
+        let fm = FileManager.default
+        let latest = folder.appendingPathComponent(latestName)
+        guard !fm.fileExists(atPath: folder.appendingPathComponent("run.json").path),
+              !fm.fileExists(atPath: folder.appendingPathComponent("summary.csv").path),
+              let target = try? fm.destinationOfSymbolicLink(atPath: latest.path)
+        else { return folder }
+        return target.hasPrefix("/") ? URL(fileURLWithPath: target) : folder.appendingPathComponent(target)
     }
 
     /// Removes what killed runs left behind: hidden temporary report files and

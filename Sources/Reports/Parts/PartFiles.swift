@@ -247,6 +247,25 @@ public struct PartIdentity: Sendable, Equatable {
         return UInt64(Fingerprint.fnv1a64(json), radix: 16) ?? 0
     }
 
+    /// The run's id: FNV-1a (64-bit), as 16 hex digits, of the scenario's and the
+    /// overrides' fingerprints and the version, the three fields every part of the run
+    /// carries. Runs of the same scenario text, command-line changes and version share
+    /// it, whatever the seed's point, the threads or the shards; it is the `run_id`
+    /// column of every CSV file, `run_id` in `run.json`, and the end of the folder name
+    /// of a run without `--out`.
+    /// Written as two groups of eight hex digits (`3f9a0c1d-2e4b5a69`), so that no
+    /// reader takes it for a number.
+    public var runID: String {
+        let hash = Fingerprint.fnv1a64(Self.hex(scenario) + " " + Self.hex(overrides) + " " + version)
+        return hash.prefix(8) + "-" + hash.suffix(8)
+    }
+
+    /// The run id of a run of `scenarioText` with `overrides`, by this version.
+    public static func runID(scenarioText: String, overrides: RunOverrides) -> String {
+        PartIdentity(seed: 0, scenario: UInt64(Fingerprint.fnv1a64(scenarioText), radix: 16) ?? 0,
+                     overrides: fingerprint(overrides), version: WidgetSimVersion.current).runID
+    }
+
     /// The same identity with the seed of one point.
     public func with(seed: UInt64) -> PartIdentity {
         var copy = self

@@ -146,7 +146,7 @@ public final class Runner: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
         let formatters = points.indices.map { k in
-            WidgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k))
+            WidgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k), runID: partIdentity.runID)
         }
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
