@@ -96,7 +96,9 @@ import WidgetSimScenario
         }
         let table = try read(root, "study.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = table[0]
-        let diffs = header.indices.filter { header[$0].hasSuffix("_diff_mean") || header[$0].hasSuffix("_diff_ci95_half_width") }
+        let diffs = header.indices.filter {
+            !header[$0].contains("_step_") && (header[$0].hasSuffix("_diff_mean") || header[$0].hasSuffix("_diff_ci95_half_width"))
+        }
         #expect(diffs.count == 2 * StudyTable.metrics.count)
         #expect(table.count == 1 + 3 * 4)
         var quotaMoved = false
@@ -250,5 +252,55 @@ extension StudyRunTests {
         let log = seen.entries
         #expect(log.map(\.point) == (0 ..< 3).flatMap { Array(repeating: $0, count: 3 * 3) })
         #expect(log.allSatisfy { $0.points == 3 } && log.map(\.done) == Array(1 ... 27))
+    }
+}
+
+extension StudyRunTests {
+    /// The example study's 16 points with few people: study.csv's steps between
+    /// consecutive points along each parameter.
+    @Test func stepsBetweenConsecutivePointsAlongEachParameter() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = repositoryRoot.appendingPathComponent("scenarios/study-budget.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "\npeople: 200\n", with: "\npeople: 6\n").replacingOccurrences(of: "\ndays: 3\n", with: "\ndays: 1\n")
+        let study = try ScenarioLoader.study(yaml: text, file: "study-budget.yaml")
+        #expect(study.points.count == 16)
+        guard case .finished(let result) = try RunJob.execute(study, options(root, text: text)) else {
+            Issue.record("the study did not finish")
+            return
+        }
+        // Points: per_day 8 (views 40, 120), 16 (40, 120), …: point 2 follows point 0
+        // along the limit, point 1 follows point 0 along the views; point 3 follows 1 and 2.
+        #expect(StudyTable.previous(study, point: 0, along: 0) == nil)
+        #expect(StudyTable.previous(study, point: 0, along: 1) == nil)
+        #expect(StudyTable.previous(study, point: 2, along: 0) == 0)
+        #expect(StudyTable.previous(study, point: 1, along: 1) == 0)
+        #expect(StudyTable.previous(study, point: 3, along: 0) == 1)
+        #expect(StudyTable.previous(study, point: 3, along: 1) == 2)
+        #expect(StudyTable.previous(study, point: 15, along: 0) == 13)
+
+        let csv = try read(root, "study.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = csv[0]
+        let along = "stale_view_share_step_budgets.quota.per_day_diff_mean"
+        let alongViews = "stale_view_share_step_person.views_per_day.mean_diff_mean"
+        let c = try #require(header.firstIndex(of: along)), v = try #require(header.firstIndex(of: alongViews))
+        #expect(header.contains("stale_view_share_step_budgets.quota.per_day_diff_ci95_half_width"))
+        func row(_ point: String, _ budget: String) throws -> [String] {
+            try #require(csv.first { $0[header.firstIndex(of: "point")!] == point && $0[header.firstIndex(of: "budget")!] == budget })
+        }
+        // The first value of a parameter has no step along it.
+        #expect(try row("0", "quota")[c] == "" && row("0", "quota")[v] == "")
+        #expect(try row("1", "quota")[c] == "" && row("1", "quota")[v] != "")
+        // A limit the unlimited budget never uses: the same people, no change at all.
+        #expect(try row("2", "unlimited")[c] == "0.0")
+        // The step is the paired difference to the previous point, by the formulas of the baseline difference.
+        let stale = Metrics.all.first { $0.name == "stale_view_share" }!
+        let pair = result.results[3].pairs.firstIndex(of: PolicyPair(budget: "quota", ranking: "static"))!
+        let x = Comparison.values(result.results[3], pair: pair, stale).map { $0! }
+        let y = Comparison.values(result.results[1], pair: pair, stale).map { $0! }
+        let expected = zip(x, y).map { $0 - $1 }.reduce(0, +) / Double(x.count)
+        #expect(abs(Double(try row("3", "quota")[c])! - expected) < 1e-12)
+        #expect(expected != 0)
     }
 }
