@@ -187,40 +187,82 @@ enum Figures {
                      body: body, width: 860, height: 470, marks: shown.count)
     }
 
-    /// One headline metric against one study parameter: a line per pair with its 95% band.
+    /// Twelve colours told apart on white, for charts with more series than gnuplot's eight.
+    static let palette = ["#1f5fa8", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285",
+                          "#e67700", "#5c940d", "#a61e4d", "#364fc7", "#495057", "#9c6644"]
+
+    static func colour(_ i: Int) -> String { "rgb '\(palette[i % palette.count])'" }
+
+    /// The series of a study chart along `parameter`: one per pair and combination of the
+    /// other parameters' values, in the file's order.
+    static func studySeries(_ s: StudyTable, parameter: String) -> [(pair: PairKey, others: [String: String])] {
+        let others = s.parameters.filter { $0 != parameter }
+        var series: [(pair: PairKey, others: [String: String])] = []
+        for row in s.rows {
+            let o = Dictionary(uniqueKeysWithValues: others.map { ($0, row.parameters[$0] ?? "") })
+            if !series.contains(where: { $0.pair == row.pair && $0.others == o }) { series.append((row.pair, o)) }
+        }
+        return series
+    }
+
+    /// The values of `parameter` in the file's order, sorted when all are numbers.
+    static func studyValues(_ s: StudyTable, parameter: String) -> (values: [String], numeric: Bool) {
+        let values = unique(s.rows.map { $0.parameters[parameter] ?? "" })
+        let numeric = values.allSatisfy { Double($0) != nil }
+        return (numeric ? values.sorted { Double($0)! < Double($1)! } : values, numeric)
+    }
+
+    static func seriesTitle(_ pair: PairKey, _ others: [String: String], _ order: [String]) -> String {
+        ([ "\(pair.budget)/\(pair.ranking)"] + order.compactMap { p in others[p].map { "\(shortName(p)) = \($0)" } })
+            .joined(separator: ", ")
+    }
+
+    /// A parameter path's last two parts (`views_per_day.mean`), short enough for a key.
+    static func shortName(_ path: String) -> String { path.split(separator: ".").suffix(2).joined(separator: ".") }
+
+    /// One headline metric against one study parameter: a line per pair and value of the
+    /// other parameters, each with its 95% band, so that every point of the study is drawn.
     static func study(_ s: StudyTable, parameter: String, metric: String, index: Int) -> Chart? {
         let m = HeadlineMetric.headline.first { $0.names.contains(metric) }
         let scale = m?.scale ?? 1
-        let values = unique(s.rows.map { $0.parameters[parameter] ?? "" })
-        let numeric = values.allSatisfy { Double($0) != nil }
-        let xs = numeric ? values.sorted { Double($0)! < Double($1)! } : values
-        let pairs = unique(s.rows.map(\.pair))
+        let (xs, numeric) = studyValues(s, parameter: parameter)
+        let others = s.parameters.filter { $0 != parameter }
+        let series = studySeries(s, parameter: parameter)
         var header = ["x", "value"]
-        for p in pairs { header += ["\(p.budget)/\(p.ranking)", "\(p.budget)/\(p.ranking) ci95_half_width"] }
+        for (pair, o) in series { header += [seriesTitle(pair, o, others), seriesTitle(pair, o, others) + " ci95_half_width"] }
         var rows: [[ChartValue]] = []
         var marks = 0
-        var pairMarks = Array(repeating: 0, count: pairs.count)
+        var seriesMarks = Array(repeating: 0, count: series.count)
         for (i, x) in xs.enumerated() {
             var row: [ChartValue] = [numeric ? .number(Double(x)!) : .number(Double(i)), .label(x)]
-            for (j, p) in pairs.enumerated() {
-                let e = s.rows.first { $0.pair == p && $0.parameters[parameter] == x }?.values[metric]
-                if e != nil { marks += 1; pairMarks[j] += 1 }
+            for (j, (pair, o)) in series.enumerated() {
+                let e = s.rows.first { r in
+                    r.pair == pair && r.parameters[parameter] == x && others.allSatisfy { r.parameters[$0] == o[$0] }
+                }?.values[metric]
+                if e != nil { marks += 1; seriesMarks[j] += 1 }
                 row += [.number(e.map { $0.mean * scale }), .number(e.map { ($0.halfWidth ?? 0) * scale })]
             }
             rows.append(row)
         }
         guard marks > 0 else { return nil }
+        let total = s.rows.filter { $0.values[metric] != nil }.count
         let name = "study_\(index)", file = "\(name).csv"
+        let pairs = unique(series.map(\.pair))
         var plots: [String] = []
-        // A pair without a value at any point is left out: gnuplot refuses a plot without a point.
-        for (i, p) in pairs.enumerated() where pairMarks[i] > 0 {
+        // A series without a value at any point is left out: gnuplot refuses a plot without a point.
+        for (i, (pair, o)) in series.enumerated() where seriesMarks[i] > 0 {
             let c = 3 + 2 * i
-            plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
-            plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")
+            let p = pairs.firstIndex(of: pair)!
+            plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.12 noborder lc \(colour(i)) notitle")
+            plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 dt \(p + 1) pt \(pointType(p)) ps 0.6 lc \(colour(i)) title \(gp(seriesTitle(pair, o, others)))")
         }
         let body = studyBody(parameter: parameter, metric: metric, m: m, plots: plots)
-        return Chart(name: name, caption: "\(metric) against the study parameter \(parameter): a line per pair, its 95% interval as a band.",
-                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: marks)
+        let lines = others.isEmpty ? "a line per pair" : "a line per pair and value of \(others.map { "`\($0)`" }.joined(separator: " and "))"
+        return Chart(name: name,
+                     caption: "`\(metric)` against the study parameter `\(parameter)`: \(lines), its 95% interval as a band. "
+                         + "This chart draws \(marks) of the study's \(total) points × pairs\(marks == total ? " (all of them)" : "").",
+                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420 + max(0, series.count - 6) * 14,
+                     marks: marks)
     }
 
     /// An axis label: the metric's words, and the column it comes from.

@@ -30,6 +30,10 @@ enum PageTemplate {
     table.headline th.pair, table.headline td.pair { text-align: left; }
     table.headline thead th { border-bottom: 2px solid #999; vertical-align: bottom; }
     table.headline tr.baseline td { background: #fff7d6; font-weight: 600; }
+    table.steps td.flat { color: #888; }
+    table.steps td.change { font-weight: 600; }
+    ul.answers li { margin: 0.35em 0; }
+    code { font-family: ui-monospace, monospace; font-size: 0.92em; background: #f3f3f3; padding: 0 0.2em; border-radius: 3px; }
     dl.legend dt { font-weight: 600; font-family: ui-monospace, monospace; margin-top: 0.5em; }
     dl.legend dd { margin-left: 1.5em; }
     </style>
@@ -42,6 +46,29 @@ enum PageTemplate {
     {{/identityRows}}
     </dl>
     <nav>{{#sections}}<a href="#{{anchor}}">{{title}}</a>{{/sections}}</nav>
+
+    {{#recommend}}
+    <h2 id="recommend">Recommendations</h2>
+    <p>{{{intro}}}</p>
+    <ul class="answers" id="answers">
+    {{#answers}}<li data-goal="{{goal}}" data-verdict="{{verdict}}">{{{sentence}}}</li>
+    {{/answers}}
+    </ul>
+    <div class="scroll"><table class="headline" id="recommend-table">
+    <thead><tr><th class="pair">goal</th><th class="pair">metric</th><th class="pair">verdict</th><th class="pair">pairs</th><th>difference to the baseline (95%)</th></tr></thead>
+    <tbody>
+    {{#answers}}<tr data-goal="{{goal}}" data-verdict="{{verdict}}" data-diff-mean="{{differenceMean}}" data-low="{{low}}" data-high="{{high}}"><td class="pair">{{goal}}</td><td class="pair"><code>{{metric}}</code></td><td class="pair">{{verdict}}</td><td class="pair">{{pairs}}</td><td>{{difference}}</td></tr>
+    {{/answers}}
+    </tbody>
+    </table></div>
+    {{#charts}}
+    <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
+    <figcaption>{{{caption}}}</figcaption>
+    {{{svg}}}
+    <p class="files">report/{{name}}.gp · {{files}}</p>
+    </figure>
+    {{/charts}}
+    {{/recommend}}
 
     <h2 id="headline">Headline figures</h2>
     <p>Mean over replications over the measured days, ± the 95% half-width (from <code>comparison.csv</code>).{{#baseline}} The highlighted row is the baseline, {{baseline}}.{{/baseline}}</p>
@@ -67,17 +94,18 @@ enum PageTemplate {
 
     {{#figureSections}}
     <h2 id="{{anchor}}">{{title}}</h2>
-    <p>{{intro}}</p>
-    {{#absent}}<p class="absent">{{absent}}</p>{{/absent}}
+    <p>{{{intro}}}</p>
+    {{#absent}}<p class="absent">{{{absent}}}</p>{{/absent}}
     <div class="{{layout}}">
     {{#charts}}
     <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
-    <figcaption>{{caption}}</figcaption>
+    <figcaption>{{{caption}}}</figcaption>
     {{{svg}}}
     <p class="files">report/{{name}}.gp · {{files}}</p>
     </figure>
     {{/charts}}
     </div>
+    {{{html}}}
     {{/figureSections}}
 
     <h2 id="legend">What the metrics mean</h2>
@@ -85,7 +113,7 @@ enum PageTemplate {
     {{#legend}}<dt>{{name}}</dt><dd>{{meaning}}</dd>
     {{/legend}}
     </dl>
-    <p class="files">Each figure's data and gnuplot script are in report/ beside this page; `cd report &amp;&amp; gnuplot NAME.gp` redraws one. `widgetsim report FOLDER` rebuilds the page from the CSVs.</p>
+    <p class="files">Each figure's data and gnuplot script are in report/ beside this page; <code>cd report &amp;&amp; gnuplot NAME.gp</code> redraws one. <code>widgetsim report FOLDER</code> rebuilds the page from the CSVs.</p>
     </body>
     </html>
 

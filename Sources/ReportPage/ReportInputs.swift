@@ -33,6 +33,8 @@ struct HeadlineMetric {
     static let reloadsPerWidgetDay = HeadlineMetric(
         names: ["reloads_per_widget_day"], label: "reloads per widget-day (all)", lowerIsBetter: true, scale: 1)
     static let staleShare = HeadlineMetric(names: ["stale_view_share"], label: "stale-view share (%)", lowerIsBetter: true, scale: 100)
+    static let staleMemberShare = HeadlineMetric(
+        names: ["stale_member_share"], label: "stale members at a view (%)", lowerIsBetter: true, scale: 100)
     static let staleness = HeadlineMetric(
         names: ["mean_staleness_minutes", "mean_staleness_seconds", "mean_staleness_s"],
         label: "mean staleness at stale views", lowerIsBetter: true, scale: 1)
@@ -288,7 +290,11 @@ struct ReasonsTable {
 /// `study.csv`, when present: one row per study point × pair with the headline metrics'
 /// means and 95% half-widths, `point`, and one column per study parameter.
 struct StudyTable {
-    struct Row { var point: String; var pair: PairKey; var parameters: [String: String]; var values: [String: Estimate] }
+    struct Row {
+        var point: String; var pair: PairKey; var parameters: [String: String]; var values: [String: Estimate]
+        /// parameter → metric → the paired difference to the previous point along it.
+        var steps: [String: [String: Estimate]] = [:]
+    }
     var parameters: [String] = []
     var metrics: [String] = []
     var rows: [Row] = []
@@ -321,11 +327,20 @@ struct StudyTable {
         let parameterColumns = point < budget ? Array(point + 1 ..< budget) : t.header.indices.filter { i in
             !taken.contains(i) && !identityColumns.contains(t.header[i])
                 && !halfWidthSuffixes.contains { t.header[i].hasSuffix($0) }
-                && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_")
+                && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_") && !t.header[i].contains("_step_")
         }
         if let c = t.column(["baseline_point"]) { s.baselinePoint = t.rows.first?[c] }
         s.parameters = parameterColumns.map { t.header[$0] }
         s.metrics = metricColumns.map(\.0)
+        // `<metric>_step_<parameter>_diff_mean` and its half-width, when the file has them.
+        var stepColumns: [String: [String: (Int, Int?)]] = [:]
+        for p in s.parameters {
+            for name in s.metrics {
+                if let mean = t.column([name + "_step_" + p + "_diff_mean"]) {
+                    stepColumns[p, default: [:]][name] = (mean, t.column([name + "_step_" + p + "_diff_ci95_half_width"]))
+                }
+            }
+        }
         for (i, row) in t.rows.enumerated() {
             var values: [String: Estimate] = [:]
             for (name, c, half) in metricColumns {
@@ -337,8 +352,14 @@ struct StudyTable {
             }
             var parameters: [String: String] = [:]
             for c in parameterColumns { parameters[t.header[c]] = row[c] }
+            var steps: [String: [String: Estimate]] = [:]
+            for (p, byMetric) in stepColumns {
+                for (name, (mean, half)) in byMetric {
+                    if let m = try t.number(i, mean) { steps[p, default: [:]][name] = Estimate(mean: m, halfWidth: try t.number(i, half)) }
+                }
+            }
             s.rows.append(Row(point: row[point], pair: PairKey(budget: row[budget], ranking: row[ranking]),
-                              parameters: parameters, values: values))
+                              parameters: parameters, values: values, steps: steps))
         }
         return s
     }
