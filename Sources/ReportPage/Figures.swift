@@ -184,7 +184,8 @@ enum Figures {
         let what = kind.isEmpty ? "Reason codes" : "Reasons of kind \(kind.replacingOccurrences(of: "_", with: " "))"
         return Chart(name: name, caption: "\(what) per pair (mean count per replication over the measured days), stacked by code.",
                      data: [(file, ChartData.csv(["pair"] + codes, rows))],
-                     body: body, width: 860, height: 470, marks: shown.count)
+                     body: body, width: 860, height: 470,
+                     marks: shown.filter { pair in codes.contains { (byPair[pair]?[$0] ?? 0) > 0 } }.count)
     }
 
     /// Twelve colours told apart on white, for charts with more series than gnuplot's eight.

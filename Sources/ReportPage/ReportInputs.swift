@@ -251,7 +251,12 @@ enum RunJSON {
 struct ReasonsTable {
     /// kind → pair → reason → mean count per replication
     var counts: [String: [PairKey: [String: Double]]] = [:]
+    /// The codes of each kind counted at least once (a code that is zero everywhere is left out).
     var reasonsByKind: [String: [String]] = [:]
+    /// kind → pair → widget → reason → mean count per replication, when the file names widgets.
+    var byWidget: [String: [PairKey: [String: [String: Double]]]] = [:]
+    /// pair → wanted widget → widget on top instead → missed views, mean per replication.
+    var topInstead: [PairKey: [String: [String: Double]]] = [:]
 
     static let file = "reasons.csv"
 
@@ -263,6 +268,7 @@ struct ReasonsTable {
         let replication = t.column(["replication"])
         let kind = t.column(["kind", "category", "decision"])
         let warmup = t.column(["warmup"])
+        let widget = t.column(["widget"]), top = t.column(["top_widget"])
         var r = ReasonsTable()
         var replications: [PairKey: Set<String>] = [:]
         for (i, row) in t.rows.enumerated() {
@@ -274,15 +280,23 @@ struct ReasonsTable {
             let n = try t.requiredNumber(i, count)
             guard n >= 0 else { throw .damaged(file: t.file, line: t.lines[i], problem: "`\(t.header[count])` is negative") }
             r.counts[k, default: [:]][pair, default: [:]][code, default: 0] += n
-            if !(r.reasonsByKind[k]?.contains(code) ?? false) { r.reasonsByKind[k, default: []].append(code) }
+            if n > 0, !(r.reasonsByKind[k]?.contains(code) ?? false) { r.reasonsByKind[k, default: []].append(code) }
+            if n > 0, let widget, !row[widget].isEmpty {
+                r.byWidget[k, default: [:]][pair, default: [:]][row[widget], default: [:]][code, default: 0] += n
+                if k == "missed_view", let top, !row[top].isEmpty {
+                    r.topInstead[pair, default: [:]][row[widget], default: [:]][row[top], default: 0] += n
+                }
+            }
             replications[pair, default: []].insert(replication.map { row[$0] } ?? "0")
         }
+        func reps(_ pair: PairKey) -> Double { Double(max(1, replications[pair]?.count ?? 1)) }
         for (k, byPair) in r.counts {
-            for (pair, byReason) in byPair {
-                let reps = Double(max(1, replications[pair]?.count ?? 1))
-                r.counts[k]![pair] = byReason.mapValues { $0 / reps }
-            }
+            for (pair, byReason) in byPair { r.counts[k]![pair] = byReason.mapValues { $0 / reps(pair) } }
         }
+        for (k, byPair) in r.byWidget {
+            for (pair, byW) in byPair { r.byWidget[k]![pair] = byW.mapValues { $0.mapValues { $0 / reps(pair) } } }
+        }
+        for (pair, byW) in r.topInstead { r.topInstead[pair] = byW.mapValues { $0.mapValues { $0 / reps(pair) } } }
         return r
     }
 }

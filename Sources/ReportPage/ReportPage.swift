@@ -223,9 +223,11 @@ enum Sections {
 
         if let reasons = inputs.reasons {
             let kinds = reasons.reasonsByKind.keys.sorted()
+            let pair = c.baseline ?? c.pairs.first
             sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
-                                    intro: "The reason codes recorded where each decision was made (from reasons.csv).",
-                                    charts: kinds.compactMap { Figures.reasons(reasons, kind: $0, pairs: c.pairs) }))
+                                    intro: "The reason codes recorded where each decision was made (from reasons.csv); codes never counted are left out.",
+                                    charts: kinds.compactMap { Figures.reasons(reasons, kind: $0, pairs: c.pairs) },
+                                    html: pair.flatMap { WidgetReasons.make(reasons, pair: $0)?.html } ?? ""))
         } else {
             sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
                                     intro: "Refusal and missed-view reasons per pair, as stacked bars.", charts: [],

@@ -61,7 +61,14 @@ import WidgetSimScenario
         let studyHeader = try read(root.appendingPathComponent("study"), "summary.csv").prefix { $0 != "\n" }
         #expect(studyHeader.hasPrefix(ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
         let perPoint = (studyRows.count - 1) / 3, perPointDaily = (studyDaily.count - 1) / 3
-        let perPointReasons = (studyReasons.count - 1) / 3
+        // A point's reasons rows: those of its number (each point has as many as its counts need).
+        let reasonsText = try read(root.appendingPathComponent("study"), "reasons.csv").split(separator: "\n").map(String.init)
+        let pointColumn = reasonsText[0].split(separator: ",").firstIndex(of: "point")!
+        func reasonsOfPoint(_ k: Int) -> [String] {
+            let mine = reasonsText.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[pointColumn] == "\(k)" }
+            return Array(rows(([reasonsText[0]] + mine).joined(separator: "\n"), dropping: identity).dropFirst())
+        }
+        #expect(studyReasons.count - 1 == (0 ..< 3).reduce(0) { $0 + reasonsOfPoint($1).count })
         var plainRows: [String] = [], plainDaily: [String] = [], exhausted: [Int] = []
         for (k, v) in Self.values.enumerated() {
             let text = try tinyText(perDay: v)
@@ -74,7 +81,7 @@ import WidgetSimScenario
             #expect(plain[0] == studyRows[0], "the same columns once identity is set aside")
             #expect(Array(plain.dropFirst()) == Array(studyRows[1 + k * perPoint ..< 1 + (k + 1) * perPoint]), "point \(k)")
             #expect(Array(daily.dropFirst()) == Array(studyDaily[1 + k * perPointDaily ..< 1 + (k + 1) * perPointDaily]), "point \(k)")
-            #expect(Array(reasons.dropFirst()) == Array(studyReasons[1 + k * perPointReasons ..< 1 + (k + 1) * perPointReasons]), "point \(k)")
+            #expect(Array(reasons.dropFirst()) == reasonsOfPoint(k), "point \(k)")
             plainRows += plain.dropFirst()
             exhausted.append(reasons.filter { $0.contains(",refusal,quota_exhausted,") }.map { Int($0.split(separator: ",").last!)! }.reduce(0, +))
             plainDaily += daily.dropFirst()

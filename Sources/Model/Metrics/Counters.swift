@@ -130,8 +130,10 @@ public enum PersonCounter: Int, CaseIterable, Sendable {
 }
 
 /// One person's counts under one policy pair: `days × PersonCounter.count`,
-/// `days × widgets × WidgetCounter.count`, and the reason codes per day
-/// (`days × RefusalReason.count`, `days × MissedViewReason.count`), flat.
+/// `days × widgets × WidgetCounter.count`, and the reason codes per day and widget
+/// instance: refusals `days × widgets × RefusalReason.count` (the instance that asked),
+/// missed views `days × slots × slots × MissedViewReason.count` (the wanted instance,
+/// then the one on top; `slots` = widgets + 1, the last slot for none), flat.
 public struct PersonCounts: Sendable {
     public let days: Int
     public let widgets: Int
@@ -145,8 +147,8 @@ public struct PersonCounts: Sendable {
         self.widgets = widgets
         person = Array(repeating: 0, count: days * PersonCounter.count)
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
-        refusals = Array(repeating: 0, count: days * RefusalReason.count)
-        missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
+        refusals = Array(repeating: 0, count: days * widgets * RefusalReason.count)
+        missedViews = Array(repeating: 0, count: days * (widgets + 1) * (widgets + 1) * MissedViewReason.count)
     }
 
     /// Counts made of these arrays, laid out as `init(days:widgets:)` lays them out.
@@ -167,15 +169,29 @@ public struct PersonCounts: Sendable {
     }
 
     @inlinable
-    public subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
-        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
+    public subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[(day * widgets + w) * RefusalReason.count + Int(reason.rawValue)] }
+        set { refusals[(day * widgets + w) * RefusalReason.count + Int(reason.rawValue)] = newValue }
     }
 
+    /// Missed views of `reason` on `day` whose wanted instance was `wanted` and whose top
+    /// was `top` (`widgets` for none).
     @inlinable
+    public subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(reason.rawValue)] }
+        set { missedViews[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(reason.rawValue)] = newValue }
+    }
+
+    /// Refusals of `reason` on `day`, every instance's.
+    public subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
+        (0 ..< widgets).reduce(0) { $0 + self[day, widget: $1, refusal: reason] }
+    }
+
+    /// Missed views of `reason` on `day`, every instance's.
     public subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
-        get { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] }
-        set { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] = newValue }
+        var n: Int64 = 0
+        for w in 0 ... widgets { for t in 0 ... widgets { n += self[day, wanted: w, top: t, missed: reason] } }
+        return n
     }
 
     @inlinable
@@ -219,8 +235,8 @@ final class RunningCounts {
         self.widgets = widgets
         personCount = days * PersonCounter.count
         widgetCount = days * widgets * WidgetCounter.count
-        refusalCount = days * RefusalReason.count
-        missedCount = days * MissedViewReason.count
+        refusalCount = days * widgets * RefusalReason.count
+        missedCount = days * (widgets + 1) * (widgets + 1) * MissedViewReason.count
         total = personCount + widgetCount + refusalCount + missedCount
         storage = .allocate(capacity: total)
         storage.initialize(repeating: 0, count: total)
@@ -250,16 +266,19 @@ final class RunningCounts {
     // reach 2^63 of anything it does one at a time. Sums of amounts (durations, energy)
     // keep their overflow check, as do the totals over people (`PairTotals`).
 
+    /// Refusals of instance `w` (the one that asked).
     @inline(__always)
-    subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] }
-        set { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+    subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] }
+        set { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
+    /// Missed views whose wanted instance was `wanted` and whose top was `top`
+    /// (`widgets` for none).
     @inline(__always)
-    subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
-        get { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] }
-        set { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
+    subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        set { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
     @inline(__always)

@@ -11,7 +11,7 @@ public struct PairTotals: Sendable, Equatable {
     public var people: Int = 0
     public var person: [Int64]
     public var widget: [Int64]
-    /// Refusals and missed views by reason code, per day (`PersonCounts`' layout).
+    /// Refusals and missed views by reason code, per day and instance (`PersonCounts`' layout).
     public var refusals: [Int64]
     public var missedViews: [Int64]
     /// `reloadHistogram[k]`: measured widget-days with exactly k reloads.
@@ -23,8 +23,8 @@ public struct PairTotals: Sendable, Equatable {
         self.warmupDays = warmupDays
         person = Array(repeating: 0, count: days * PersonCounter.count)
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
-        refusals = Array(repeating: 0, count: days * RefusalReason.count)
-        missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
+        refusals = Array(repeating: 0, count: days * widgets * RefusalReason.count)
+        missedViews = Array(repeating: 0, count: days * (widgets + 1) * (widgets + 1) * MissedViewReason.count)
     }
 
     public mutating func add(_ c: PersonCounts) {
@@ -145,12 +145,27 @@ public struct PairTotals: Sendable, Equatable {
         widget[(day * widgets + w) * WidgetCounter.count + c.rawValue]
     }
 
+    /// Refusals of `r` on `day`, every instance's.
     public func value(day: Int, _ r: RefusalReason) -> Int64 {
-        refusals[day * RefusalReason.count + Int(r.rawValue)]
+        (0 ..< widgets).reduce(0) { $0 + value(day: day, widget: $1, r) }
     }
 
+    /// Refusals of `r` on `day` of instance `w` (the one that asked).
+    public func value(day: Int, widget w: Int, _ r: RefusalReason) -> Int64 {
+        refusals[(day * widgets + w) * RefusalReason.count + Int(r.rawValue)]
+    }
+
+    /// Missed views of `r` on `day`, every instance's.
     public func value(day: Int, _ r: MissedViewReason) -> Int64 {
-        missedViews[day * MissedViewReason.count + Int(r.rawValue)]
+        var n: Int64 = 0
+        for w in 0 ... widgets { for t in 0 ... widgets { n += value(day: day, wanted: w, top: t, r) } }
+        return n
+    }
+
+    /// Missed views of `r` on `day` whose wanted instance was `wanted` and whose top was
+    /// `top` (`widgets` for none: a wanted widget placed nowhere, a top never shown).
+    public func value(day: Int, wanted: Int, top: Int, _ r: MissedViewReason) -> Int64 {
+        missedViews[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(r.rawValue)]
     }
 
     /// Refusals with reason `r` over `days` (the measured days by default).

@@ -188,6 +188,7 @@ public final class Runner: @unchecked Sendable {
                         current = k
                     }
                     (self.trace as? TraceWriter)?.replication = id.replication
+                    if self.study.isStudy { (self.trace as? TraceWriter)?.point = self.study.points[k].number }
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
                     var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
                     var rowsFile: AtomicFile?
