@@ -64,9 +64,7 @@ extension Figures {
         set xrange [\(x0):\(x1)]
         set yrange [\(y0):\(y1)]
         set xtics nomirror
-        set format x '%.4g'
-        set format y '%.4g'
-        set xlabel \(gp(xm.label + " (cost)"))
+        \(ticks("x", [x0, x1], most: 6))\(ticks("y", [y0, y1], most: 8))        set xlabel \(gp(xm.label + " (cost)"))
         set ylabel \(gp("stack members stale at a view (%)"))
         set key at screen \(right), screen 0.99 right top horizontal Left reverse samplen 1.5 font ',10'
         \(labels)plot \(plots.joined(separator: ", \\\n     "))

@@ -53,8 +53,16 @@ enum Figures {
         if let baseline = c.baseline, points.contains(where: { $0.0 == baseline }) {
             plots.append("\(gp(file)) skip 1 using 3:($9==1 ? $5 : NaN) with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'baseline'")
         }
+        let xEnds = rows.flatMap { r -> [Double] in
+            guard case .number(let v?) = r[2], case .number(let h?) = r[3] else { return [] }
+            return [v - h, v + h]
+        }
+        let yEnds = rows.flatMap { r -> [Double] in
+            guard case .number(let v?) = r[4], case .number(let h?) = r[5] else { return [] }
+            return [v - h, v + h]
+        }
         let body = """
-        set xlabel \(gp(label(x, xName, xUnit)))
+        \(ticks("x", xEnds, most: 6))\(ticks("y", yEnds, most: 8))set xlabel \(gp(label(x, xName, xUnit)))
         set ylabel \(gp(label(y, yName, yUnit)))
         set key outside right top vertical Left reverse samplen 1.5 font ',10'
         set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
@@ -144,8 +152,12 @@ enum Figures {
         }
         guard !rows.isEmpty else { return nil }
         let name = "difference_\(metric)", file = "\(name).csv"
+        let ends = rows.flatMap { r -> [Double] in
+            guard case .number(let d?) = r[2], case .number(let h?) = r[3] else { return [] }
+            return [d - h, d + h, 0]
+        }
         let body = """
-        set xlabel \(gp("difference to the baseline: " + label(m, metric, unit)))
+        \(ticks("x", ends, most: 5))set xlabel \(gp("Δ " + (label(m, metric, unit).components(separatedBy: "  [").first ?? m.label)))
         set yrange [\(Double(rows.count) - 0.5):-0.5]
         set ytics font ',10'
         set grid noytics
@@ -284,6 +296,26 @@ enum Figures {
         if column.hasSuffix("_minutes") { text += " (minutes)" } else if column.hasSuffix("_seconds") || column.hasSuffix("_s") { text += " (seconds)" }
         if !unit.isEmpty { text += " (\(unit))" }
         return text + "  [" + column + "]"
+    }
+
+    /// A tick interval of 1, 2, 2.5 or 5 × 10^k that puts at most `most` ticks across
+    /// `low … high` (so that tick labels never run together), or nil for an empty range.
+    static func tickStep(_ low: Double, _ high: Double, most: Int) -> Double? {
+        let span = high - low
+        guard span.isFinite, span > 0, most >= 1 else { return nil }
+        let raw = span / Double(most)
+        let power = pow(10, floor(log10(raw)))
+        for m in [1, 2, 2.5, 5, 10] where m * power >= raw { return m * power }
+        return 10 * power
+    }
+
+    /// `set xtics`/`set ytics` lines for an axis over `values` (with a margin), at most
+    /// `most` ticks, labels in their shortest form.
+    static func ticks(_ axis: String, _ values: [Double], most: Int) -> String {
+        guard let lo = values.min(), let hi = values.max() else { return "" }
+        let pad = max(hi - lo, abs(hi) * 0.1, 1e-12) * 0.1
+        guard let step = tickStep(lo - pad, hi + pad, most: most) else { return "" }
+        return "set \(axis)tics \(step)\nset format \(axis) '%.6g'\n"
     }
 
     static func unique<T: Hashable>(_ xs: [T]) -> [T] {

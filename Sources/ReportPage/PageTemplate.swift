@@ -17,13 +17,16 @@ enum PageTemplate {
     dl.identity dt { color: #666; }
     dl.identity dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
     nav a { margin-right: 1em; }
-    figure.chart { margin: 1.2em 0; }
-    figure.chart svg { width: 100%; height: auto; display: block; }
+    figure.chart { margin: 1.2em 0; min-width: 0; }
+    figure.chart svg { width: 100%; min-width: 560px; height: auto; display: block; }
+    div.chartbox { overflow-x: auto; }
     figcaption { font-size: 0.92em; color: #333; margin-bottom: 0.4em; }
     p.files { font-size: 0.8em; color: #777; margin: 0.2em 0 0; font-family: ui-monospace, monospace; }
-    div.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 0 1.5em; }
+    div.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(500px, 100%), 1fr)); gap: 0 1.5em; }
+    @media (max-width: 600px) { body { padding: 1em 0.8em 3em; } h1 { font-size: 1.4em; } }
     p.absent { background: #f6f6f6; border-left: 4px solid #bbb; padding: 0.6em 1em; color: #444; }
-    div.scroll { overflow-x: auto; }
+    div.scroll { overflow-x: auto; max-width: 100%; }
+    table.headline td.pair { white-space: normal; min-width: 7em; }
     table.headline { border-collapse: collapse; font-size: 0.88em; font-variant-numeric: tabular-nums; }
     table.headline th, table.headline td { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
     table.headline thead th { white-space: normal; min-width: 6em; }
@@ -64,7 +67,7 @@ enum PageTemplate {
     {{#charts}}
     <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
     <figcaption>{{{caption}}}</figcaption>
-    {{{svg}}}
+    <div class="chartbox">{{{svg}}}</div>
     <p class="files">report/{{name}}.gp · {{files}}</p>
     </figure>
     {{/charts}}
@@ -100,7 +103,7 @@ enum PageTemplate {
     {{#charts}}
     <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
     <figcaption>{{{caption}}}</figcaption>
-    {{{svg}}}
+    <div class="chartbox">{{{svg}}}</div>
     <p class="files">report/{{name}}.gp · {{files}}</p>
     </figure>
     {{/charts}}

@@ -139,8 +139,11 @@ struct Recommendation: Equatable {
         case .tie(let pairs):
             let list = pairs.map { "`\(Self.name($0))`" }
             let names = list.dropLast().joined(separator: ", ") + " and " + list.last!
+            let others = named.dropFirst().map(\.difference)
+            let range = others.count == 1 ? Self.format(others[0]) : Self.format(others.min()!) + " … " + Self.format(others.max()!)
             return "On \(goal.name) \(pairs.count) pairs are tied — \(names) — their 95% paired intervals overlap, so none is "
-                + "best: " + named.map { clause($0, base) }.joined(separator: "; ") + "."
+                + "best. " + clause(named[0], base) + "; the other\(others.count == 1 ? "" : "s") differ from the baseline by "
+                + range + (goal.metric.scale == 100 ? " points" : "") + "."
         }
     }
 

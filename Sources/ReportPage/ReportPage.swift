@@ -337,10 +337,11 @@ struct Page {
                 let d = r.named.first
                 return Answer(goal: r.goal.name, metric: r.column, verdict: r.verdictWord,
                               pairs: r.named.map { Recommendation.name($0.pair) }.joined(separator: ", "),
-                              difference: r.named.map { s in
+                              difference: r.named.first.map { s in
                                   (s.difference >= 0 ? "+" : "−") + Recommendation.format(abs(s.difference))
                                       + (s.halfWidth.map { " ± " + Recommendation.format($0, like: s.difference) } ?? "")
-                              }.joined(separator: "; "),
+                                      + (r.named.count > 1 ? " (the first; \(r.named.count - 1) tied)" : "")
+                              } ?? "",
                               differenceMean: d.map { String($0.difference) } ?? "",
                               low: d.map { String($0.low) } ?? "", high: d.map { String($0.high) } ?? "",
                               sentence: markup(r.sentence))
