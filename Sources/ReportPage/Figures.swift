@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimReports
 
 /// The page's figures, each built from the tables read from the run's CSVs.
 enum Figures {
@@ -98,22 +99,46 @@ enum Figures {
             for r in plotted { row.append(.number(d.byPair[PairKey(budget: budget, ranking: r)]?[day].accuracy.map { $0 * 100 })) }
             rows.append(row)
         }
+        // Each ranking's 95% interval per day: Student t over the replications' own
+        // accuracies (hits ÷ views wanted), when there are two or more.
+        func band(_ ranking: String, _ day: Int) -> (Double?, Double?) {
+            let byReplication = d.counts[PairKey(budget: budget, ranking: ranking)] ?? [:]
+            let values = byReplication.keys.sorted().compactMap { r -> Double? in
+                guard let c = byReplication[r]?[day], c.wanted > 0 else { return nil }
+                return c.hits / c.wanted * 100
+            }
+            let e = Comparison.Estimate(values)
+            guard let m = e.mean, let h = e.halfWidth else { return (nil, nil) }
+            return (m - h, m + h)
+        }
+        let banded = ([staticRanking].compactMap { $0 } + plotted)
+        header += banded.flatMap { [$0 + " ci95_low", $0 + " ci95_high"] }
+        for day in 0 ..< d.days {
+            for r in banded {
+                let (lo, hi) = band(r, day)
+                rows[day] += [.number(lo), .number(hi)]
+            }
+        }
         let name = "learning", file = "learning.csv"
         // gnuplot refuses a series whose every point is undefined: such a series is left out.
         func defined(_ column: Int) -> Bool {
             rows.contains { if case .number(let v?) = $0[column - 1] { v.isFinite } else { false } }
         }
         var plots: [String] = []
-        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
-        var column = 4
-        if let staticRanking {
-            if defined(4) {
-                plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
-            }
-            column = 5
+        let bandColumn = header.count - 2 * banded.count + 1
+        for (i, r) in banded.enumerated() where defined(bandColumn + 2 * i) {
+            let c = bandColumn + 2 * i
+            let colour = r == staticRanking ? "rgb '#777777'" : colour(plotted.firstIndex(of: r) ?? 0)
+            plots.append("\(gp(file)) skip 1 using 1:\(c):\(c + 1) with filledcurves fs transparent solid 0.10 noborder lc \(colour) notitle")
         }
+        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
+        let column = staticRanking == nil ? 4 : 5
         for (i, r) in plotted.enumerated() where defined(column + i) {
-            plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(i + 1) title \(gp(r))")
+            plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(colour(i)) title \(gp(r))")
+        }
+        // The fixed stack last, so that no learning ranking's line hides it.
+        if let staticRanking, defined(4) {
+            plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 3 dt 3 pt 4 ps 0.6 lc rgb '#444444' title \(gp(staticRanking + " (fixed order)"))")
         }
         guard !plots.isEmpty else { return nil }
         var shade = ""
@@ -134,7 +159,8 @@ enum Figures {
         """
         let caption = "Accuracy per day under the \(budget) budget, pooled over replications (Σ hits ÷ Σ views wanted). "
             + "Each ranking learns from what it sees; the dashed black line is the best any ranking could do"
-            + (staticRanking.map { ", the dotted grey line the \($0) stack that never learns" } ?? "")
+            + (staticRanking.map { ", the dotted grey line (drawn on top) the \($0) stack that never learns" } ?? "")
+            + "; bands are 95% intervals over replications"
             + (d.warmupDays > 0 ? "; shaded days are warm-up, left out of every other figure." : ".")
         return Chart(name: name, caption: caption, data: [(file, ChartData.csv(header, rows))], body: body,
                      width: 860, height: 440, marks: d.days * max(1, plotted.count))
@@ -182,7 +208,10 @@ enum Figures {
         let rows: [[ChartValue]] = shown.map { pair in
             [.label("\(pair.budget) / \(pair.ranking)")] + codes.map { .number(byPair[pair]?[$0] ?? 0) }
         }
+        // One colour per code (gnuplot's own cycle has eight).
+        let colours = codes.indices.map { "set linetype \($0 + 1) lc \(colour($0))\n" }.joined()
         let body = """
+        \(colours)set linetype cycle \(max(codes.count, 1))
         set style data histograms
         set style histogram rowstacked
         set style fill solid 0.85 border rgb '#ffffff'

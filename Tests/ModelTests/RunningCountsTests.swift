@@ -19,19 +19,13 @@ import Testing
                     value += 1
                 }
             }
-            for w in 0 ..< widgets {
-                for r in RefusalReason.allCases {
-                    running[day, widget: w, refusal: r] = value
-                    value += 1
-                }
+            for r in RefusalReason.allCases {
+                running[day, refusal: r] = value
+                value += 1
             }
-            for w in 0 ... widgets {
-                for top in 0 ... widgets {
-                    for m in MissedViewReason.allCases {
-                        running[day, wanted: w, top: top, missed: m] = value
-                        value += 1
-                    }
-                }
+            for m in MissedViewReason.allCases {
+                running[day, missed: m] = value
+                value += 1
             }
         }
         let copy = running.counts()
@@ -51,19 +45,13 @@ import Testing
                     value += 1
                 }
             }
-            for w in 0 ..< widgets {
-                for r in RefusalReason.allCases {
-                    #expect(copy[day, widget: w, refusal: r] == value)
-                    value += 1
-                }
+            for r in RefusalReason.allCases {
+                #expect(copy[day, refusal: r] == value)
+                value += 1
             }
-            for w in 0 ... widgets {
-                for top in 0 ... widgets {
-                    for m in MissedViewReason.allCases {
-                        #expect(copy[day, wanted: w, top: top, missed: m] == value)
-                        value += 1
-                    }
-                }
+            for m in MissedViewReason.allCases {
+                #expect(copy[day, missed: m] == value)
+                value += 1
             }
         }
         // The copy is the counts' own: a reset and new counts leave it as it was.

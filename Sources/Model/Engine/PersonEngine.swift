@@ -60,6 +60,10 @@ public final class PersonEngine {
     // Per-run state.
     @exclusivity(unchecked) var world: PersonWorld!
     let counts: RunningCounts
+    /// Refusals and missed views by instance, over every person run since the last
+    /// `takeReasonsByWidget` (not cleared per person: see `ReasonTally`).
+    @exclusivity(unchecked) var reasons: ReasonTally
+    @exclusivity(unchecked) var rehearsalReasons: ReasonTally?
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     @exclusivity(unchecked) var eventDay = 0
@@ -154,6 +158,7 @@ public final class PersonEngine {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
         queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
@@ -210,6 +215,13 @@ public final class PersonEngine {
         return simulate(world)
     }
 
+    /// The refusals and missed views by instance of every person run since the last
+    /// call (or `resetReasonsByWidget`), in `PairTotals`' layout; the tally starts again.
+    public func takeReasonsByWidget() -> (refusals: [Int64], missedViews: [Int64]) { reasons.take() }
+
+    /// Starts the tally of refusals and missed views by instance again.
+    public func resetReasonsByWidget() { reasons.reset() }
+
     /// The rehearsal of `world` under the `planner` (the budget refuses every charged
     /// request and notes the free reloads; nothing is traced or kept), and its plan.
     @inline(never)
@@ -217,9 +229,15 @@ public final class PersonEngine {
         let planner = planner.unsafelyUnwrapped
         let traced = trace
         trace = nil
+        // The rehearsal's refusals and misses are no one's: counted aside, then dropped.
+        let kept = reasons
+        reasons = rehearsalReasons ?? ReasonTally(days: kept.days, widgets: kept.widgets)
+        rehearsalReasons = reasons
         planner.rehearsing = true
         _ = simulate(world)
         planner.rehearsing = false
+        reasons.reset()
+        reasons = kept
         trace = traced
         planner.plan(world: world, scenario: scenario)
     }
@@ -388,7 +406,8 @@ public final class PersonEngine {
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
             if reason == .background && !pushThrottle.deliver(app: appOf[x], at: t) {
-                counts[day, widget: x, refusal: .pushThrottled] &+= 1
+                counts[day, refusal: .pushThrottled] &+= 1
+                reasons[day, widget: x, refusal: .pushThrottled] &+= 1
                 traceEvent(t, p, widget: x, "push_dropped", "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
                 return
             }
@@ -500,7 +519,8 @@ public final class PersonEngine {
     @inline(never)
     func coalesce(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int) {
         counts[day, widget: w, .coalesced] &+= 1
-        counts[day, widget: w, refusal: .coalescedIntoPending] &+= 1
+        counts[day, refusal: .coalescedIntoPending] &+= 1
+        reasons[day, widget: w, refusal: .coalescedIntoPending] &+= 1
         traceRequest(t, w, reason, "coalesced", "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
     }
 
@@ -515,7 +535,8 @@ public final class PersonEngine {
             let at = max(until, t + 1)
             counts[day, widget: w, .deferred] &+= 1
             counts[day, widget: w, .deferralMs] += at - t
-            counts[day, widget: w, refusal: why] &+= 1
+            counts[day, refusal: why] &+= 1
+            reasons[day, widget: w, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             let merged = !pending[w].isEmpty
             let due = deferRequest(w, reason, to: at)
@@ -523,7 +544,8 @@ public final class PersonEngine {
                          : "deferred \(DurationText.format(at - t))", reason: why.label)
         case .deny(let why):
             counts[day, widget: w, .denied] &+= 1
-            counts[day, widget: w, refusal: why] &+= 1
+            counts[day, refusal: why] &+= 1
+            reasons[day, widget: w, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             traceRequest(t, w, reason, "denied", "denied", reason: why.label)
         }
@@ -803,9 +825,13 @@ public final class PersonEngine {
             }
             if position == 0 {
                 counts[day, .hits] &+= 1
-                if topStale { counts[day, wanted: members[wanted], top: members[top], missed: .staleContent] &+= 1 }
+                if topStale {
+                    counts[day, missed: .staleContent] &+= 1
+                    reasons[day, wanted: members[wanted], top: members[top], missed: .staleContent] &+= 1
+                }
             } else {
-                counts[day, wanted: members[wanted], top: members[top], missed: missed] &+= 1
+                counts[day, missed: missed] &+= 1
+                reasons[day, wanted: members[wanted], top: members[top], missed: missed] &+= 1
             }
             if position < 3 { counts[day, .top3Hits] &+= 1 }
             counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
@@ -830,8 +856,9 @@ public final class PersonEngine {
     /// suggest, when it is one (kept out of line: rare).
     @inline(never)
     func notInStack(_ j: Int, day: Int) {
-        let w = j < suggestable.count ? suggestable[j] : counts.widgets
-        counts[day, wanted: w, top: counts.widgets, missed: .notInStack] &+= 1
+        let w = j < suggestable.count ? suggestable[j] : reasons.widgets
+        counts[day, missed: .notInStack] &+= 1
+        reasons[day, wanted: w, top: reasons.widgets, missed: .notInStack] &+= 1
     }
 
     /// What `view` decided, for what follows the person's swipe or tap.

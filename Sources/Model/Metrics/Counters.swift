@@ -130,10 +130,8 @@ public enum PersonCounter: Int, CaseIterable, Sendable {
 }
 
 /// One person's counts under one policy pair: `days × PersonCounter.count`,
-/// `days × widgets × WidgetCounter.count`, and the reason codes per day and widget
-/// instance: refusals `days × widgets × RefusalReason.count` (the instance that asked),
-/// missed views `days × slots × slots × MissedViewReason.count` (the wanted instance,
-/// then the one on top; `slots` = widgets + 1, the last slot for none), flat.
+/// `days × widgets × WidgetCounter.count`, and the reason codes per day
+/// (`days × RefusalReason.count`, `days × MissedViewReason.count`), flat.
 public struct PersonCounts: Sendable {
     public let days: Int
     public let widgets: Int
@@ -147,8 +145,8 @@ public struct PersonCounts: Sendable {
         self.widgets = widgets
         person = Array(repeating: 0, count: days * PersonCounter.count)
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
-        refusals = Array(repeating: 0, count: days * widgets * RefusalReason.count)
-        missedViews = Array(repeating: 0, count: days * (widgets + 1) * (widgets + 1) * MissedViewReason.count)
+        refusals = Array(repeating: 0, count: days * RefusalReason.count)
+        missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
     }
 
     /// Counts made of these arrays, laid out as `init(days:widgets:)` lays them out.
@@ -169,29 +167,15 @@ public struct PersonCounts: Sendable {
     }
 
     @inlinable
-    public subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[(day * widgets + w) * RefusalReason.count + Int(reason.rawValue)] }
-        set { refusals[(day * widgets + w) * RefusalReason.count + Int(reason.rawValue)] = newValue }
-    }
-
-    /// Missed views of `reason` on `day` whose wanted instance was `wanted` and whose top
-    /// was `top` (`widgets` for none).
-    @inlinable
-    public subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
-        get { missedViews[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(reason.rawValue)] }
-        set { missedViews[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(reason.rawValue)] = newValue }
-    }
-
-    /// Refusals of `reason` on `day`, every instance's.
     public subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        (0 ..< widgets).reduce(0) { $0 + self[day, widget: $1, refusal: reason] }
+        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
+        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
     }
 
-    /// Missed views of `reason` on `day`, every instance's.
+    @inlinable
     public subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
-        var n: Int64 = 0
-        for w in 0 ... widgets { for t in 0 ... widgets { n += self[day, wanted: w, top: t, missed: reason] } }
-        return n
+        get { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] }
+        set { missedViews[day * MissedViewReason.count + Int(reason.rawValue)] = newValue }
     }
 
     @inlinable
@@ -235,8 +219,8 @@ final class RunningCounts {
         self.widgets = widgets
         personCount = days * PersonCounter.count
         widgetCount = days * widgets * WidgetCounter.count
-        refusalCount = days * widgets * RefusalReason.count
-        missedCount = days * (widgets + 1) * (widgets + 1) * MissedViewReason.count
+        refusalCount = days * RefusalReason.count
+        missedCount = days * MissedViewReason.count
         total = personCount + widgetCount + refusalCount + missedCount
         storage = .allocate(capacity: total)
         storage.initialize(repeating: 0, count: total)
@@ -266,19 +250,16 @@ final class RunningCounts {
     // reach 2^63 of anything it does one at a time. Sums of amounts (durations, energy)
     // keep their overflow check, as do the totals over people (`PairTotals`).
 
-    /// Refusals of instance `w` (the one that asked).
     @inline(__always)
-    subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] }
-        set { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+    subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] }
+        set { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
-    /// Missed views whose wanted instance was `wanted` and whose top was `top`
-    /// (`widgets` for none).
     @inline(__always)
-    subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
-        get { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] }
-        set { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
+    subscript(day: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        set { missedViews[day &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
     @inline(__always)
@@ -309,5 +290,56 @@ struct WidgetRow {
     subscript(counter: WidgetCounter) -> Int64 {
         get { base[counter.rawValue] }
         nonmutating set { base[counter.rawValue] = newValue }
+    }
+}
+
+/// Refusals and missed views by widget instance, kept apart from a person's counts: the
+/// engine adds to it across every person it runs, and the runner takes it once per
+/// block of people (`PersonEngine.takeReasonsByWidget`), so that no person pays for
+/// clearing and copying it. Refusals are `days × widgets × RefusalReason.count` (the
+/// instance that asked); missed views `days × slots × slots × MissedViewReason.count`
+/// (the wanted instance, then the one on top; `slots` = widgets + 1, the last for none).
+final class ReasonTally {
+    let days: Int
+    let widgets: Int
+    let refusalCount: Int
+    let missedCount: Int
+    let storage: UnsafeMutablePointer<Int64>
+    let refusals: UnsafeMutablePointer<Int64>
+    let missedViews: UnsafeMutablePointer<Int64>
+
+    init(days: Int, widgets: Int) {
+        self.days = days
+        self.widgets = widgets
+        refusalCount = days * widgets * RefusalReason.count
+        missedCount = days * (widgets + 1) * (widgets + 1) * MissedViewReason.count
+        storage = .allocate(capacity: refusalCount + missedCount)
+        storage.initialize(repeating: 0, count: refusalCount + missedCount)
+        refusals = storage
+        missedViews = storage + refusalCount
+    }
+
+    deinit { storage.deallocate() }
+
+    func reset() { storage.update(repeating: 0, count: refusalCount + missedCount) }
+
+    @inline(__always)
+    subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] }
+        set { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+    }
+
+    @inline(__always)
+    subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        set { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
+    }
+
+    /// The tally as arrays (`PairTotals`' layout), then cleared.
+    func take() -> (refusals: [Int64], missedViews: [Int64]) {
+        let out = (Array(UnsafeBufferPointer(start: refusals, count: refusalCount)),
+                   Array(UnsafeBufferPointer(start: missedViews, count: missedCount)))
+        reset()
+        return out
     }
 }
