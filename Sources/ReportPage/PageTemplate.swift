@@ -33,6 +33,7 @@ enum PageTemplate {
     table.headline th.pair, table.headline td.pair { text-align: left; }
     table.headline thead th { border-bottom: 2px solid #999; vertical-align: bottom; }
     table.headline tr.baseline td { background: #fff7d6; font-weight: 600; }
+    table.steps td { white-space: normal; }
     table.steps td.flat { color: #888; }
     table.steps td.change { font-weight: 600; }
     ul.answers li { margin: 0.35em 0; }

@@ -56,7 +56,7 @@ struct StudySteps: Equatable {
                     let d = step.difference
                     let text = Recommendation.format(d.mean * scale) + (d.halfWidth.map { " ± " + Recommendation.format($0 * scale, like: d.mean * scale) } ?? "")
                     return "<td class=\"\(step.flat ? "flat" : "change")\" data-from=\"\(markup(step.from))\" data-to=\"\(markup(step.to))\" "
-                        + "data-diff-mean=\"\(d.mean)\">\(markup(step.from)) → \(markup(step.to)): \(markup(text))</td>"
+                        + "data-diff-mean=\"\(d.mean)\">\(markup(step.from)) → \(markup(step.to))<br>\(markup(text))</td>"
                 }.joined()
                 let at = st.flattensAt.map { "from \(markup($0))" } ?? "still changing at the last step"
                 rows += "<tr data-parameter=\"\(markup(p))\" data-series=\"\(markup(st.series))\" data-flattens-at=\"\(markup(st.flattensAt ?? ""))\">"

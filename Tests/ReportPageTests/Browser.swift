@@ -104,12 +104,17 @@ extension Browser {
         var empty: [String]
         /// Each chart's width on screen, by figure id.
         var widths: [String: Double]
+        /// Tables wider than their box (which then scrolls), by id.
+        var overflowing: [String]
     }
 
     static let measureScript = #"""
     <script>
     (function () {
-      var out = { viewport: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, overlaps: [], cut: [], empty: [], widths: {} };
+      var out = { viewport: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, overlaps: [], cut: [], empty: [], widths: {}, overflowing: [] };
+      document.querySelectorAll('div.scroll').forEach(function (d) {
+        if (d.scrollWidth > d.clientWidth + 1) { var t = d.querySelector('table'); out.overflowing.push(t ? t.id : '?'); }
+      });
       function corners(t) {
         var b = t.getBBox(), m = t.getScreenCTM();
         return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]].map(function (p) {

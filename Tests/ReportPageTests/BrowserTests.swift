@@ -156,6 +156,8 @@ struct LayoutTests {
         #expect(layout.cut.isEmpty, "at \(width) px, text cut at a chart's edge: \(layout.cut)")
         #expect(layout.empty.isEmpty, "empty charts: \(layout.empty)")
         #expect(!layout.widths.isEmpty)
+        // On a desktop every table fits its box; on a phone a wide one scrolls inside it.
+        if width >= 1000 { #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)") }
         // A chart is never squeezed below a readable width; a narrow screen scrolls it.
         for (id, w) in layout.widths { #expect(w >= min(500, Double(width) - 40), "\(id) is \(w) px wide at \(width) px") }
     }
@@ -192,6 +194,16 @@ struct LayoutTests {
         let studyPage = try ReportPage.build(in: study)
         try check(studyPage.page, width: 1280)
         try check(studyPage.page, width: 390)
+    }
+
+    @Test("a page with the targets table: every column in view at 1280 px, nothing too wide at 390")
+    func targetsTable() throws {
+        let folder = try TargetsTests().targetsRun()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let written = try ReportPage.build(in: folder)
+        #expect(try String(contentsOf: written.page, encoding: .utf8).contains("id=\"targets-table\""))
+        try check(written.page, width: 1280)
+        try check(written.page, width: 390)
     }
 
     @Test("the measure sees text over text and a page wider than the screen")
