@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimReports
 
 /// The page's first answer: for each goal (accuracy, freshness, cost), which budget ×
 /// ranking pair does best against the scenario's baseline pair, by how much, and how
@@ -35,6 +36,13 @@ struct Recommendation: Equatable {
             "charges \(amount) \(better ? "fewer" : "more") reloads per widget-day"
         }
         static let all = [accuracy, freshness, cost]
+        /// Accuracy over the first seven measured days (from daily.csv).
+        static let accuracyWeekOne = Goal(
+            name: "accuracy in week one",
+            metric: HeadlineMetric(names: ["accuracy_week_1"], label: "accuracy in week one (%)", lowerIsBetter: false, scale: 100)
+        ) { amount, better in
+            "shows the wanted widget on top \(amount) points \(better ? "more" : "less") often in week one"
+        }
     }
 
     enum Verdict: Equatable {
@@ -67,9 +75,44 @@ struct Recommendation: Equatable {
     /// The baseline's own value, on the display scale.
     var baselineValue: Double?
 
-    /// Every goal this comparison has a metric for, in page order.
-    static func make(_ c: ComparisonTable) -> [Recommendation] {
-        Goal.all.compactMap { make(c, goal: $0) }
+    /// Every goal this comparison has a metric for, in page order; with `daily`, when the
+    /// run measured more than a week, accuracy in week one too (after accuracy).
+    static func make(_ c: ComparisonTable, daily: DailyTable? = nil) -> [Recommendation] {
+        var goals = Goal.all.compactMap { make(c, goal: $0) }
+        if let daily, let week = weekOne(c, daily), let r = make(week, goal: .accuracyWeekOne) {
+            goals.insert(r, at: goals.firstIndex { $0.goal.name == "accuracy" }.map { $0 + 1 } ?? 0)
+        }
+        return goals
+    }
+
+    /// Accuracy over the first seven measured days, per pair: pooled over replications
+    /// (Σ hits ÷ Σ views wanted), its interval and the paired difference to the baseline
+    /// over replications (Student t); nil unless more than seven days were measured.
+    static func weekOne(_ c: ComparisonTable, _ d: DailyTable) -> ComparisonTable? {
+        guard d.days - d.warmupDays > 7, let baseline = c.baseline else { return nil }
+        let days = 0 ..< 7
+        func accuracy(_ x: (hits: Double, wanted: Double)) -> Double? { x.wanted > 0 ? x.hits / x.wanted : nil }
+        let base = d.hits(baseline, measuredDays: days)
+        var week = ComparisonTable()
+        week.pairs = c.pairs
+        week.baseline = baseline
+        for pair in c.pairs {
+            let mine = d.hits(pair, measuredDays: days)
+            let keys = mine.keys.sorted()
+            guard !keys.isEmpty else { continue }
+            let pooled = accuracy(keys.reduce((0.0, 0.0)) { ($0.0 + mine[$1]!.hits, $0.1 + mine[$1]!.wanted) })
+            let values = keys.compactMap { accuracy(mine[$0]!) }
+            let value = Comparison.Estimate(values, mean: pooled)
+            guard let mean = value.mean else { continue }
+            var difference: Estimate?
+            if pair != baseline {
+                let diffs = keys.compactMap { k in accuracy(mine[k]!).flatMap { a in base[k].flatMap(accuracy).map { a - $0 } } }
+                let e = Comparison.Estimate(diffs)
+                if let m = e.mean { difference = Estimate(mean: m, halfWidth: e.halfWidth) }
+            }
+            week.entries["accuracy_week_1", default: [:]][pair] = (Estimate(mean: mean, halfWidth: value.halfWidth), difference)
+        }
+        return week.entries.isEmpty ? nil : week
     }
 
     /// The recommendation of one goal, or nil when the run lacks its metric.

@@ -333,7 +333,7 @@ struct Page {
                           charts: s.charts.map(figure), html: s.html)
         }
         if let lead = sections.first(where: \.lead) {
-            let answers = Recommendation.make(c).map { r in
+            let answers = Recommendation.make(c, daily: inputs.daily).map { r in
                 let d = r.named.first
                 return Answer(goal: r.goal.name, metric: r.column, verdict: r.verdictWord,
                               pairs: r.named.map { Recommendation.name($0.pair) }.joined(separator: ", "),

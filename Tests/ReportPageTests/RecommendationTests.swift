@@ -103,4 +103,36 @@ struct RecommendationTests {
             #expect(placed[i].box.x0 >= 0 && placed[i].box.x1 <= 700)
         }
     }
+
+    @Test("week one: the paired difference in accuracy over the first seven measured days, over replications")
+    func weekOne() throws {
+        let eb = pair("empirical_bayes")
+        var c = comparison([(Self.baseline, 0.30, nil, nil), (eb, 0.33, 0.03, 0.001)])
+        c.pairs = [Self.baseline, eb]
+        var d = DailyTable()
+        d.days = 9
+        d.warmupDays = 1
+        d.pairs = c.pairs
+        // Per replication, per day of week one: the baseline 30 hits of 100, empirical_bayes 32, 33, 34.
+        for (p, hits) in [(Self.baseline, [30.0, 30, 30]), (eb, [32.0, 33, 34])] {
+            for (r, h) in hits.enumerated() {
+                for day in 0 ..< 9 { d.counts[p, default: [:]]["\(r)", default: [:]][day] = day == 0 ? (0, 0) : (h, 100) }
+            }
+        }
+        let all = Recommendation.make(c, daily: d)
+        #expect(all.map(\.goal.name) == ["accuracy", "accuracy in week one"])
+        let r = try #require(all.last)
+        #expect(r.verdict == .best(eb))
+        // Differences of 1, 2 and 3 points (± 2.48) reach zero: no better than the baseline.
+        var close = d
+        for r in 0 ..< 3 { for day in 1 ..< 9 { close.counts[eb]!["\(r)"]![day] = (Double(31 + r), 100) } }
+        #expect(Recommendation.make(c, daily: close).last?.verdict == .noneBetter)
+        // Differences 2, 3, 4 points: mean 3, sd 1, t(0.975, 2) · 1 / √3.
+        #expect(abs(r.named[0].difference - 3) < 1e-9)
+        #expect(abs(r.named[0].halfWidth! - 4.302652729911275 / 3.0.squareRoot()) < 1e-9)
+        #expect(r.sentence.hasPrefix("`unlimited/empirical_bayes` shows the wanted widget on top 3.00 ± 2.48 points more often in week one than the baseline"))
+        // A run of a week or less has no separate week one.
+        d.days = 8
+        #expect(Recommendation.make(c, daily: d).count == 1)
+    }
 }
