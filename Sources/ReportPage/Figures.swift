@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimReports
 
 /// The page's figures, each built from the tables read from the run's CSVs.
 enum Figures {
@@ -53,8 +54,16 @@ enum Figures {
         if let baseline = c.baseline, points.contains(where: { $0.0 == baseline }) {
             plots.append("\(gp(file)) skip 1 using 3:($9==1 ? $5 : NaN) with points pt 6 ps 2.6 lw 2 lc rgb 'black' title 'baseline'")
         }
+        let xEnds = rows.flatMap { r -> [Double] in
+            guard case .number(let v?) = r[2], case .number(let h?) = r[3] else { return [] }
+            return [v - h, v + h]
+        }
+        let yEnds = rows.flatMap { r -> [Double] in
+            guard case .number(let v?) = r[4], case .number(let h?) = r[5] else { return [] }
+            return [v - h, v + h]
+        }
         let body = """
-        set xlabel \(gp(label(x, xName, xUnit)))
+        \(ticks("x", xEnds, most: 6))\(ticks("y", yEnds, most: 8))set xlabel \(gp(label(x, xName, xUnit)))
         set ylabel \(gp(label(y, yName, yUnit)))
         set key outside right top vertical Left reverse samplen 1.5 font ',10'
         set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
@@ -90,22 +99,46 @@ enum Figures {
             for r in plotted { row.append(.number(d.byPair[PairKey(budget: budget, ranking: r)]?[day].accuracy.map { $0 * 100 })) }
             rows.append(row)
         }
+        // Each ranking's 95% interval per day: Student t over the replications' own
+        // accuracies (hits ÷ views wanted), when there are two or more.
+        func band(_ ranking: String, _ day: Int) -> (Double?, Double?) {
+            let byReplication = d.counts[PairKey(budget: budget, ranking: ranking)] ?? [:]
+            let values = byReplication.keys.sorted().compactMap { r -> Double? in
+                guard let c = byReplication[r]?[day], c.wanted > 0 else { return nil }
+                return c.hits / c.wanted * 100
+            }
+            let e = Comparison.Estimate(values)
+            guard let m = e.mean, let h = e.halfWidth else { return (nil, nil) }
+            return (m - h, m + h)
+        }
+        let banded = ([staticRanking].compactMap { $0 } + plotted)
+        header += banded.flatMap { [$0 + " ci95_low", $0 + " ci95_high"] }
+        for day in 0 ..< d.days {
+            for r in banded {
+                let (lo, hi) = band(r, day)
+                rows[day] += [.number(lo), .number(hi)]
+            }
+        }
         let name = "learning", file = "learning.csv"
         // gnuplot refuses a series whose every point is undefined: such a series is left out.
         func defined(_ column: Int) -> Bool {
             rows.contains { if case .number(let v?) = $0[column - 1] { v.isFinite } else { false } }
         }
         var plots: [String] = []
-        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
-        var column = 4
-        if let staticRanking {
-            if defined(4) {
-                plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 2 dt 3 pt 4 ps 0.5 lc rgb '#777777' title \(gp(staticRanking + " (fixed order)"))")
-            }
-            column = 5
+        let bandColumn = header.count - 2 * banded.count + 1
+        for (i, r) in banded.enumerated() where defined(bandColumn + 2 * i) {
+            let c = bandColumn + 2 * i
+            let colour = r == staticRanking ? "rgb '#777777'" : colour(plotted.firstIndex(of: r) ?? 0)
+            plots.append("\(gp(file)) skip 1 using 1:\(c):\(c + 1) with filledcurves fs transparent solid 0.10 noborder lc \(colour) notitle")
         }
+        if defined(3) { plots.append("\(gp(file)) skip 1 using 1:3 with lines lw 2.5 dt 2 lc rgb 'black' title 'ceiling (best possible)'") }
+        let column = staticRanking == nil ? 4 : 5
         for (i, r) in plotted.enumerated() where defined(column + i) {
-            plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(i + 1) title \(gp(r))")
+            plots.append("\(gp(file)) skip 1 using 1:\(column + i) with linespoints lw 1.5 pt 7 ps 0.45 lc \(colour(i)) title \(gp(r))")
+        }
+        // The fixed stack last, so that no learning ranking's line hides it.
+        if let staticRanking, defined(4) {
+            plots.append("\(gp(file)) skip 1 using 1:4 with linespoints lw 3 dt 3 pt 4 ps 0.6 lc rgb '#444444' title \(gp(staticRanking + " (fixed order)"))")
         }
         guard !plots.isEmpty else { return nil }
         var shade = ""
@@ -126,7 +159,8 @@ enum Figures {
         """
         let caption = "Accuracy per day under the \(budget) budget, pooled over replications (Σ hits ÷ Σ views wanted). "
             + "Each ranking learns from what it sees; the dashed black line is the best any ranking could do"
-            + (staticRanking.map { ", the dotted grey line the \($0) stack that never learns" } ?? "")
+            + (staticRanking.map { ", the dotted grey line (drawn on top) the \($0) stack that never learns" } ?? "")
+            + "; bands are 95% intervals over replications"
             + (d.warmupDays > 0 ? "; shaded days are warm-up, left out of every other figure." : ".")
         return Chart(name: name, caption: caption, data: [(file, ChartData.csv(header, rows))], body: body,
                      width: 860, height: 440, marks: d.days * max(1, plotted.count))
@@ -144,8 +178,12 @@ enum Figures {
         }
         guard !rows.isEmpty else { return nil }
         let name = "difference_\(metric)", file = "\(name).csv"
+        let ends = rows.flatMap { r -> [Double] in
+            guard case .number(let d?) = r[2], case .number(let h?) = r[3] else { return [] }
+            return [d - h, d + h, 0]
+        }
         let body = """
-        set xlabel \(gp("difference to the baseline: " + label(m, metric, unit)))
+        \(ticks("x", ends, most: 5))set xlabel \(gp("Δ " + (label(m, metric, unit).components(separatedBy: "  [").first ?? m.label)))
         set yrange [\(Double(rows.count) - 0.5):-0.5]
         set ytics font ',10'
         set grid noytics
@@ -170,7 +208,10 @@ enum Figures {
         let rows: [[ChartValue]] = shown.map { pair in
             [.label("\(pair.budget) / \(pair.ranking)")] + codes.map { .number(byPair[pair]?[$0] ?? 0) }
         }
+        // One colour per code (gnuplot's own cycle has eight).
+        let colours = codes.indices.map { "set linetype \($0 + 1) lc \(colour($0))\n" }.joined()
         let body = """
+        \(colours)set linetype cycle \(max(codes.count, 1))
         set style data histograms
         set style histogram rowstacked
         set style fill solid 0.85 border rgb '#ffffff'
@@ -184,43 +225,86 @@ enum Figures {
         let what = kind.isEmpty ? "Reason codes" : "Reasons of kind \(kind.replacingOccurrences(of: "_", with: " "))"
         return Chart(name: name, caption: "\(what) per pair (mean count per replication over the measured days), stacked by code.",
                      data: [(file, ChartData.csv(["pair"] + codes, rows))],
-                     body: body, width: 860, height: 470, marks: shown.count)
+                     body: body, width: 860, height: 470,
+                     marks: shown.filter { pair in codes.contains { (byPair[pair]?[$0] ?? 0) > 0 } }.count)
     }
 
-    /// One headline metric against one study parameter: a line per pair with its 95% band.
+    /// Twelve colours told apart on white, for charts with more series than gnuplot's eight.
+    static let palette = ["#1f5fa8", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285",
+                          "#e67700", "#5c940d", "#a61e4d", "#364fc7", "#495057", "#9c6644"]
+
+    static func colour(_ i: Int) -> String { "rgb '\(palette[i % palette.count])'" }
+
+    /// The series of a study chart along `parameter`: one per pair and combination of the
+    /// other parameters' values, in the file's order.
+    static func studySeries(_ s: StudyTable, parameter: String) -> [(pair: PairKey, others: [String: String])] {
+        let others = s.parameters.filter { $0 != parameter }
+        var series: [(pair: PairKey, others: [String: String])] = []
+        for row in s.rows {
+            let o = Dictionary(uniqueKeysWithValues: others.map { ($0, row.parameters[$0] ?? "") })
+            if !series.contains(where: { $0.pair == row.pair && $0.others == o }) { series.append((row.pair, o)) }
+        }
+        return series
+    }
+
+    /// The values of `parameter` in the file's order, sorted when all are numbers.
+    static func studyValues(_ s: StudyTable, parameter: String) -> (values: [String], numeric: Bool) {
+        let values = unique(s.rows.map { $0.parameters[parameter] ?? "" })
+        let numeric = values.allSatisfy { Double($0) != nil }
+        return (numeric ? values.sorted { Double($0)! < Double($1)! } : values, numeric)
+    }
+
+    static func seriesTitle(_ pair: PairKey, _ others: [String: String], _ order: [String]) -> String {
+        ([ "\(pair.budget)/\(pair.ranking)"] + order.compactMap { p in others[p].map { "\(shortName(p)) = \($0)" } })
+            .joined(separator: ", ")
+    }
+
+    /// A parameter path's last two parts (`views_per_day.mean`), short enough for a key.
+    static func shortName(_ path: String) -> String { path.split(separator: ".").suffix(2).joined(separator: ".") }
+
+    /// One headline metric against one study parameter: a line per pair and value of the
+    /// other parameters, each with its 95% band, so that every point of the study is drawn.
     static func study(_ s: StudyTable, parameter: String, metric: String, index: Int) -> Chart? {
         let m = HeadlineMetric.headline.first { $0.names.contains(metric) }
         let scale = m?.scale ?? 1
-        let values = unique(s.rows.map { $0.parameters[parameter] ?? "" })
-        let numeric = values.allSatisfy { Double($0) != nil }
-        let xs = numeric ? values.sorted { Double($0)! < Double($1)! } : values
-        let pairs = unique(s.rows.map(\.pair))
+        let (xs, numeric) = studyValues(s, parameter: parameter)
+        let others = s.parameters.filter { $0 != parameter }
+        let series = studySeries(s, parameter: parameter)
         var header = ["x", "value"]
-        for p in pairs { header += ["\(p.budget)/\(p.ranking)", "\(p.budget)/\(p.ranking) ci95_half_width"] }
+        for (pair, o) in series { header += [seriesTitle(pair, o, others), seriesTitle(pair, o, others) + " ci95_half_width"] }
         var rows: [[ChartValue]] = []
         var marks = 0
-        var pairMarks = Array(repeating: 0, count: pairs.count)
+        var seriesMarks = Array(repeating: 0, count: series.count)
         for (i, x) in xs.enumerated() {
             var row: [ChartValue] = [numeric ? .number(Double(x)!) : .number(Double(i)), .label(x)]
-            for (j, p) in pairs.enumerated() {
-                let e = s.rows.first { $0.pair == p && $0.parameters[parameter] == x }?.values[metric]
-                if e != nil { marks += 1; pairMarks[j] += 1 }
+            for (j, (pair, o)) in series.enumerated() {
+                let e = s.rows.first { r in
+                    r.pair == pair && r.parameters[parameter] == x && others.allSatisfy { r.parameters[$0] == o[$0] }
+                }?.values[metric]
+                if e != nil { marks += 1; seriesMarks[j] += 1 }
                 row += [.number(e.map { $0.mean * scale }), .number(e.map { ($0.halfWidth ?? 0) * scale })]
             }
             rows.append(row)
         }
         guard marks > 0 else { return nil }
+        let total = s.rows.filter { $0.values[metric] != nil }.count
         let name = "study_\(index)", file = "\(name).csv"
+        let pairs = unique(series.map(\.pair))
         var plots: [String] = []
-        // A pair without a value at any point is left out: gnuplot refuses a plot without a point.
-        for (i, p) in pairs.enumerated() where pairMarks[i] > 0 {
+        // A series without a value at any point is left out: gnuplot refuses a plot without a point.
+        for (i, (pair, o)) in series.enumerated() where seriesMarks[i] > 0 {
             let c = 3 + 2 * i
-            plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.15 noborder lc \(i + 1) notitle")
-            plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 pt 7 ps 0.6 lc \(i + 1) title \(gp("\(p.budget) / \(p.ranking)"))")
+            let p = pairs.firstIndex(of: pair)!
+            plots.append("\(gp(file)) skip 1 using 1:($\(c)-$\(c + 1)):($\(c)+$\(c + 1)) with filledcurves fs transparent solid 0.12 noborder lc \(colour(i)) notitle")
+            plots.append("\(gp(file)) skip 1 using 1:\(c)\(numeric ? "" : ":xtic(2)") with linespoints lw 1.5 dt \(p + 1) pt \(pointType(p)) ps 0.6 lc \(colour(i)) title \(gp(seriesTitle(pair, o, others)))")
         }
         let body = studyBody(parameter: parameter, metric: metric, m: m, plots: plots)
-        return Chart(name: name, caption: "\(metric) against the study parameter \(parameter): a line per pair, its 95% interval as a band.",
-                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420, marks: marks)
+        let lines = others.isEmpty ? "a line per pair" : "a line per pair and value of \(others.map { "`\($0)`" }.joined(separator: " and "))"
+        return Chart(name: name,
+                     caption: "`\(metric)` against the study parameter `\(parameter)`: \(lines), its 95% interval as a band. "
+                         + "This chart draws \(marks) of the study's \(total) points × pairs\(marks == total ? " (all of them)" : "").",
+                     data: [(file, ChartData.csv(header, rows))], body: body, width: 760, height: 420 + max(0, series.count - 6) * 14,
+                     marks: marks)
     }
 
     /// An axis label: the metric's words, and the column it comes from.
@@ -241,6 +325,26 @@ enum Figures {
         if column.hasSuffix("_minutes") { text += " (minutes)" } else if column.hasSuffix("_seconds") || column.hasSuffix("_s") { text += " (seconds)" }
         if !unit.isEmpty { text += " (\(unit))" }
         return text + "  [" + column + "]"
+    }
+
+    /// A tick interval of 1, 2, 2.5 or 5 × 10^k that puts at most `most` ticks across
+    /// `low … high` (so that tick labels never run together), or nil for an empty range.
+    static func tickStep(_ low: Double, _ high: Double, most: Int) -> Double? {
+        let span = high - low
+        guard span.isFinite, span > 0, most >= 1 else { return nil }
+        let raw = span / Double(most)
+        let power = pow(10, floor(log10(raw)))
+        for m in [1, 2, 2.5, 5, 10] where m * power >= raw { return m * power }
+        return 10 * power
+    }
+
+    /// `set xtics`/`set ytics` lines for an axis over `values` (with a margin), at most
+    /// `most` ticks, labels in their shortest form.
+    static func ticks(_ axis: String, _ values: [Double], most: Int) -> String {
+        guard let lo = values.min(), let hi = values.max() else { return "" }
+        let pad = max(hi - lo, abs(hi) * 0.1, 1e-12) * 0.1
+        guard let step = tickStep(lo - pad, hi + pad, most: most) else { return "" }
+        return "set \(axis)tics \(step)\nset format \(axis) '%.6g'\n"
     }
 
     static func unique<T: Hashable>(_ xs: [T]) -> [T] {

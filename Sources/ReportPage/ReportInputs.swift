@@ -33,6 +33,8 @@ struct HeadlineMetric {
     static let reloadsPerWidgetDay = HeadlineMetric(
         names: ["reloads_per_widget_day"], label: "reloads per widget-day (all)", lowerIsBetter: true, scale: 1)
     static let staleShare = HeadlineMetric(names: ["stale_view_share"], label: "stale-view share (%)", lowerIsBetter: true, scale: 100)
+    static let staleMemberShare = HeadlineMetric(
+        names: ["stale_member_share"], label: "stale members at a view (%)", lowerIsBetter: true, scale: 100)
     static let staleness = HeadlineMetric(
         names: ["mean_staleness_minutes", "mean_staleness_seconds", "mean_staleness_s"],
         label: "mean staleness at stale views", lowerIsBetter: true, scale: 1)
@@ -249,7 +251,12 @@ enum RunJSON {
 struct ReasonsTable {
     /// kind → pair → reason → mean count per replication
     var counts: [String: [PairKey: [String: Double]]] = [:]
+    /// The codes of each kind counted at least once (a code that is zero everywhere is left out).
     var reasonsByKind: [String: [String]] = [:]
+    /// kind → pair → widget → reason → mean count per replication, when the file names widgets.
+    var byWidget: [String: [PairKey: [String: [String: Double]]]] = [:]
+    /// pair → wanted widget → widget on top instead → missed views, mean per replication.
+    var topInstead: [PairKey: [String: [String: Double]]] = [:]
 
     static let file = "reasons.csv"
 
@@ -261,6 +268,7 @@ struct ReasonsTable {
         let replication = t.column(["replication"])
         let kind = t.column(["kind", "category", "decision"])
         let warmup = t.column(["warmup"])
+        let widget = t.column(["widget"]), top = t.column(["top_widget"])
         var r = ReasonsTable()
         var replications: [PairKey: Set<String>] = [:]
         for (i, row) in t.rows.enumerated() {
@@ -272,15 +280,23 @@ struct ReasonsTable {
             let n = try t.requiredNumber(i, count)
             guard n >= 0 else { throw .damaged(file: t.file, line: t.lines[i], problem: "`\(t.header[count])` is negative") }
             r.counts[k, default: [:]][pair, default: [:]][code, default: 0] += n
-            if !(r.reasonsByKind[k]?.contains(code) ?? false) { r.reasonsByKind[k, default: []].append(code) }
+            if n > 0, !(r.reasonsByKind[k]?.contains(code) ?? false) { r.reasonsByKind[k, default: []].append(code) }
+            if n > 0, let widget, !row[widget].isEmpty {
+                r.byWidget[k, default: [:]][pair, default: [:]][row[widget], default: [:]][code, default: 0] += n
+                if k == "missed_view", let top, !row[top].isEmpty {
+                    r.topInstead[pair, default: [:]][row[widget], default: [:]][row[top], default: 0] += n
+                }
+            }
             replications[pair, default: []].insert(replication.map { row[$0] } ?? "0")
         }
+        func reps(_ pair: PairKey) -> Double { Double(max(1, replications[pair]?.count ?? 1)) }
         for (k, byPair) in r.counts {
-            for (pair, byReason) in byPair {
-                let reps = Double(max(1, replications[pair]?.count ?? 1))
-                r.counts[k]![pair] = byReason.mapValues { $0 / reps }
-            }
+            for (pair, byReason) in byPair { r.counts[k]![pair] = byReason.mapValues { $0 / reps(pair) } }
         }
+        for (k, byPair) in r.byWidget {
+            for (pair, byW) in byPair { r.byWidget[k]![pair] = byW.mapValues { $0.mapValues { $0 / reps(pair) } } }
+        }
+        for (pair, byW) in r.topInstead { r.topInstead[pair] = byW.mapValues { $0.mapValues { $0 / reps(pair) } } }
         return r
     }
 }
@@ -288,7 +304,11 @@ struct ReasonsTable {
 /// `study.csv`, when present: one row per study point × pair with the headline metrics'
 /// means and 95% half-widths, `point`, and one column per study parameter.
 struct StudyTable {
-    struct Row { var point: String; var pair: PairKey; var parameters: [String: String]; var values: [String: Estimate] }
+    struct Row {
+        var point: String; var pair: PairKey; var parameters: [String: String]; var values: [String: Estimate]
+        /// parameter → metric → the paired difference to the previous point along it.
+        var steps: [String: [String: Estimate]] = [:]
+    }
     var parameters: [String] = []
     var metrics: [String] = []
     var rows: [Row] = []
@@ -321,11 +341,20 @@ struct StudyTable {
         let parameterColumns = point < budget ? Array(point + 1 ..< budget) : t.header.indices.filter { i in
             !taken.contains(i) && !identityColumns.contains(t.header[i])
                 && !halfWidthSuffixes.contains { t.header[i].hasSuffix($0) }
-                && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_")
+                && !t.header[i].hasSuffix("_sd") && !t.header[i].hasPrefix("diff_") && !t.header[i].contains("_step_")
         }
         if let c = t.column(["baseline_point"]) { s.baselinePoint = t.rows.first?[c] }
         s.parameters = parameterColumns.map { t.header[$0] }
         s.metrics = metricColumns.map(\.0)
+        // `<metric>_step_<parameter>_diff_mean` and its half-width, when the file has them.
+        var stepColumns: [String: [String: (Int, Int?)]] = [:]
+        for p in s.parameters {
+            for name in s.metrics {
+                if let mean = t.column([name + "_step_" + p + "_diff_mean"]) {
+                    stepColumns[p, default: [:]][name] = (mean, t.column([name + "_step_" + p + "_diff_ci95_half_width"]))
+                }
+            }
+        }
         for (i, row) in t.rows.enumerated() {
             var values: [String: Estimate] = [:]
             for (name, c, half) in metricColumns {
@@ -337,8 +366,14 @@ struct StudyTable {
             }
             var parameters: [String: String] = [:]
             for c in parameterColumns { parameters[t.header[c]] = row[c] }
+            var steps: [String: [String: Estimate]] = [:]
+            for (p, byMetric) in stepColumns {
+                for (name, (mean, half)) in byMetric {
+                    if let m = try t.number(i, mean) { steps[p, default: [:]][name] = Estimate(mean: m, halfWidth: try t.number(i, half)) }
+                }
+            }
             s.rows.append(Row(point: row[point], pair: PairKey(budget: row[budget], ranking: row[ranking]),
-                              parameters: parameters, values: values))
+                              parameters: parameters, values: values, steps: steps))
         }
         return s
     }

@@ -176,12 +176,19 @@ struct Section {
     var charts: [Chart]
     var absent: String?
     var layout = "single"
+    /// Shown first, before the headline table (the recommendations).
+    var lead = false
+    /// HTML shown after the figures (the study's steps).
+    var html = ""
 }
 
 enum Sections {
     static func make(_ inputs: Inputs) -> [Section] {
         let c = inputs.comparison
         var sections: [Section] = []
+
+        sections.append(Section(anchor: "recommend", title: "Recommendations",
+                                intro: "", charts: Figures.budgetTradeOff(c).map { [$0] } ?? [], lead: true))
 
         let reloads: HeadlineMetric = c.name(of: .chargedPerWidgetDay) != nil ? .chargedPerWidgetDay : .reloadsPerWidgetDay
         let tradeOffs = [
@@ -216,9 +223,11 @@ enum Sections {
 
         if let reasons = inputs.reasons {
             let kinds = reasons.reasonsByKind.keys.sorted()
+            let pair = c.baseline ?? c.pairs.first
             sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
-                                    intro: "The reason codes recorded where each decision was made (from reasons.csv).",
-                                    charts: kinds.compactMap { Figures.reasons(reasons, kind: $0, pairs: c.pairs) }))
+                                    intro: "The reason codes recorded where each decision was made (from reasons.csv); codes never counted are left out.",
+                                    charts: kinds.compactMap { Figures.reasons(reasons, kind: $0, pairs: c.pairs) },
+                                    html: pair.flatMap { WidgetReasons.make(reasons, pair: $0)?.html } ?? ""))
         } else {
             sections.append(Section(anchor: "why", title: "Why: refusals and missed views",
                                     intro: "Refusal and missed-view reasons per pair, as stacked bars.", charts: [],
@@ -240,7 +249,9 @@ enum Sections {
                                         + "Each headline metric against each study parameter (from study.csv). "
                                         + "The other sections show the study's baseline point"
                                         + (study.baselinePoint.map { " (point \($0))" } ?? "") + ".",
-                                    charts: charts, layout: "grid"))
+                                    charts: charts, layout: "grid",
+                                    html: inputs.answer == nil ? StudySteps.html(study, metric: study.metrics.contains("stale_view_share")
+                                        ? "stale_view_share" : study.metrics.first ?? "") : ""))
         } else {
             sections.append(Section(anchor: "studies", title: "Studies",
                                     intro: "Each headline metric against each study parameter.", charts: [],
@@ -260,8 +271,14 @@ struct Page {
     struct Figure: Sendable { var name: String; var caption: String; var svg: String; var files: String; var marks: Int }
     struct FigureSection: Sendable {
         var anchor: String; var title: String; var intro: String; var absent: String?; var layout: String; var charts: [Figure]
+        var html: String
     }
     struct Meaning: Sendable { var name: String; var meaning: String }
+    struct Answer: Sendable {
+        var goal: String; var metric: String; var verdict: String; var pairs: String; var difference: String
+        var differenceMean: String; var low: String; var high: String; var sentence: String
+    }
+    struct Recommend: Sendable { var intro: String; var answers: [Answer]; var charts: [Figure] }
 
     var identity: RunIdentity
     var description: String
@@ -274,6 +291,8 @@ struct Page {
     var legend: [Meaning]
     /// The targets section, when the run holds the pairs it needs.
     var targets: Targets?
+    /// The recommendations, the page's first section.
+    var recommend: Recommend?
 
     init(_ inputs: Inputs, _ sections: [Section], _ svgs: [String: String]) {
         let id = inputs.identity
@@ -292,9 +311,9 @@ struct Page {
             Row(name: "finished", value: id.finished.isEmpty ? "unknown" : id.finished),
         ]
         targets = Targets.make(inputs)
-        self.sections = [Link(anchor: "headline", title: "Headline figures")]
+        self.sections = [Link(anchor: "recommend", title: "Recommendations"), Link(anchor: "headline", title: "Headline figures")]
             + (targets == nil ? [] : [Link(anchor: "targets", title: "Targets")])
-            + sections.map { Link(anchor: $0.anchor, title: $0.title) } + [Link(anchor: "legend", title: "Legend")]
+            + sections.filter { !$0.lead }.map { Link(anchor: $0.anchor, title: $0.title) } + [Link(anchor: "legend", title: "Legend")]
         baseline = c.baseline?.description
         let metrics = HeadlineMetric.headline.compactMap { m in c.name(of: m).map { (m, $0) } }
         headlineColumns = metrics.map { Column(column: $0.1, label: tableLabel($0.0, $0.1)) }
@@ -305,12 +324,36 @@ struct Page {
                             text: formatEstimate(e, scale: m.scale))
             })
         }
-        figureSections = sections.map { s in
-            FigureSection(anchor: s.anchor, title: s.title, intro: s.intro, absent: s.absent, layout: s.layout,
-                          charts: s.charts.map { chart in
-                              Figure(name: chart.name, caption: chart.caption, svg: svgs[chart.name] ?? "",
-                                     files: chart.data.map { "report/" + $0.file }.joined(separator: " · "), marks: chart.marks)
-                          })
+        func figure(_ chart: Chart) -> Figure {
+            Figure(name: chart.name, caption: markup(chart.caption), svg: svgs[chart.name] ?? "",
+                   files: chart.data.map { "report/" + $0.file }.joined(separator: " · "), marks: chart.marks)
+        }
+        figureSections = sections.filter { !$0.lead }.map { s in
+            FigureSection(anchor: s.anchor, title: s.title, intro: markup(s.intro), absent: s.absent.map(markup), layout: s.layout,
+                          charts: s.charts.map(figure), html: s.html)
+        }
+        if let lead = sections.first(where: \.lead) {
+            let answers = Recommendation.make(c, daily: inputs.daily).map { r in
+                let d = r.named.first
+                return Answer(goal: r.goal.name, metric: r.column, verdict: r.verdictWord,
+                              pairs: r.named.map { Recommendation.name($0.pair) }.joined(separator: ", "),
+                              difference: r.named.first.map { s in
+                                  (s.difference >= 0 ? "+" : "−") + Recommendation.format(abs(s.difference))
+                                      + (s.halfWidth.map { " ± " + Recommendation.format($0, like: s.difference) } ?? "")
+                                      + (r.named.count > 1 ? " (the first; \(r.named.count - 1) tied)" : "")
+                              } ?? "",
+                              differenceMean: d.map { String($0.difference) } ?? "",
+                              low: d.map { String($0.low) } ?? "", high: d.map { String($0.high) } ?? "",
+                              sentence: markup(r.sentence))
+            }
+            let base = c.baseline.map { "`\(Recommendation.name($0))`" } ?? "the baseline pair (not run)"
+            recommend = Recommend(
+                intro: markup("The best budget × ranking pair for each goal — accuracy (`accuracy`), freshness "
+                    + "(`stale_member_share`, the budget's own staleness) and cost (`charged_reloads_per_widget_day`) — judged by its "
+                    + "paired difference to the baseline \(base) with its 95% interval (from `comparison.csv`; differences in "
+                    + "percentage points for shares). A pair is better only when its interval misses zero; pairs whose "
+                    + "intervals overlap the leader's are tied, and named together."),
+                answers: answers, charts: lead.charts.map(figure))
         }
         let meanings = Dictionary(Metrics.all.map { ($0.name, $0.meaning) }, uniquingKeysWith: { a, _ in a })
         legend = metrics.map { Meaning(name: $0.1, meaning: meanings[$0.1] ?? $0.0.label) }

@@ -290,7 +290,7 @@ extension ValidationCheck {
             if row["event"] == "session_start" { lastOpened[person] = t }
             guard row["event"] == "view", t >= 86_400 else { continue }
             let hour = Int(t.truncatingRemainder(dividingBy: 86_400) / 3_600)
-            let isStale = (row["decision"] ?? "").contains(", stale") ? 1.0 : 0
+            let isStale = (row["detail"] ?? "").contains(", stale") ? 1.0 : 0
             if (8 ..< 12).contains(hour) { counts[0] += 1; stale[0] += isStale }
             if (19 ..< 23).contains(hour) {
                 counts[1] += 1; stale[1] += isStale
@@ -442,7 +442,7 @@ extension ValidationCheck {
             var changes: [String: Int] = [:]
             for row in try runs.trace() where row["event"] == "view" {
                 guard let person = row["person"], let seconds = Double(row["time_seconds"] ?? ""),
-                      let shown = row["decision"]?.split(separator: ",").first else { continue }
+                      let shown = row["top_widget"], !shown.isEmpty else { continue }
                 let day = Int(seconds / 86_400)
                 if let last = top[person], last != String(shown) { changes["\(person)/\(day)", default: 0] += 1 }
                 top[person] = String(shown)

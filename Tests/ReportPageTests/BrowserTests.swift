@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WidgetSimReportPage
+import WidgetSimReports
+import WidgetSimScenario
 
 /// The page as a reader's browser shows it: every figure present and drawn, nothing fetched
 /// from the network, and the numbers those of the CSVs.
@@ -140,5 +142,84 @@ struct BrowserTests {
             .write(to: page, atomically: true, encoding: .utf8)
         let load = try Browser.load(page)
         #expect(load.pageRequests == ["http://example.invalid/x.png"])
+    }
+}
+
+/// The page laid out at a desktop's 1280 pixels and a phone's 390: what can be measured.
+@Suite("report.html laid out at 1280 and 390 px", .serialized)
+struct LayoutTests {
+    func check(_ page: URL, width: Int) throws {
+        let layout = try Browser.layout(page, width: width)
+        #expect(layout.viewport == Double(width))
+        #expect(layout.scrollWidth <= layout.viewport, "at \(width) px the page is \(layout.scrollWidth) px wide")
+        #expect(layout.overlaps.isEmpty, "at \(width) px, text over text: \(layout.overlaps)")
+        #expect(layout.cut.isEmpty, "at \(width) px, text cut at a chart's edge: \(layout.cut)")
+        #expect(layout.empty.isEmpty, "empty charts: \(layout.empty)")
+        #expect(!layout.widths.isEmpty)
+        // On a desktop every table fits its box; on a phone a wide one scrolls inside it.
+        if width >= 1000 { #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)") }
+        // A chart is never squeezed below a readable width; a narrow screen scrolls it.
+        for (id, w) in layout.widths { #expect(w >= min(500, Double(width) - 40), "\(id) is \(w) px wide at \(width) px") }
+    }
+
+    @Test("the tiny run's page: no text over text, nothing cut, nothing wider than the screen")
+    func tiny() throws {
+        let folder = try tinyRunFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let written = try ReportPage.build(in: folder)
+        try check(written.page, width: 1280)
+        try check(written.page, width: 390)
+    }
+
+    @Test("the default scenario's 35 pairs and the two-parameter study: no text over text, nothing cut, nothing too wide")
+    func manyPairsAndAStudy() throws {
+        var s = try ScenarioLoader.load(path: repositoryRoot.appendingPathComponent("scenarios/default.yaml").path)
+        s.people = 4
+        s.days = 3
+        s.warmupDays = 1
+        s.replications = 2
+        let folder = temporaryFolder().appendingPathComponent("default")
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        var options = RunOptions(outputFolder: folder, threads: 1)
+        options.widgetDays = false
+        guard case .finished = try RunJob.execute(s, options) else { throw TestFailure("the run did not finish") }
+        let written = try ReportPage.build(in: folder)
+        try check(written.page, width: 1280)
+        try check(written.page, width: 390)
+        let png = Browser.screenshotFolder.appendingPathComponent("default.png")
+        try Browser.screenshot(written.page, to: png, height: 9000)
+
+        let study = try StudyPageTests().studyRun()
+        defer { try? FileManager.default.removeItem(at: study.deletingLastPathComponent()) }
+        let studyPage = try ReportPage.build(in: study)
+        try check(studyPage.page, width: 1280)
+        try check(studyPage.page, width: 390)
+    }
+
+    @Test("a page with the targets table: every column in view at 1280 px, nothing too wide at 390")
+    func targetsTable() throws {
+        let folder = try TargetsTests().targetsRun()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let written = try ReportPage.build(in: folder)
+        #expect(try String(contentsOf: written.page, encoding: .utf8).contains("id=\"targets-table\""))
+        try check(written.page, width: 1280)
+        try check(written.page, width: 390)
+    }
+
+    @Test("the measure sees text over text and a page wider than the screen")
+    func measureCanFail() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = folder.appendingPathComponent("bad.html")
+        try """
+            <!DOCTYPE html><html><body><div style="width:900px">wide</div>
+            <figure class="chart" id="chart-x"><svg width="300" height="100"><path d="M0 0 L10 10"/>
+            <text x="10" y="50">-800000</text><text x="30" y="50">600000</text><text x="280" y="90">cut off here</text></svg></figure>
+            </body></html>
+            """.write(to: page, atomically: true, encoding: .utf8)
+        let layout = try Browser.layout(page, width: 390)
+        #expect(layout.scrollWidth > 390)
+        #expect(layout.overlaps == ["chart-x: «-800000» / «600000»"])
+        #expect(layout.cut == ["chart-x: «cut off here»"])
     }
 }

@@ -76,7 +76,9 @@ extension ReportCommandTests {
         #expect(r.out.hasPrefix("explore: lhs design: 4 worlds over 1 range (seed 7); "))
         let page = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
         let section = try #require(page.range(of: "id=\"studies\""))
-        let escaped = answer.replacingOccurrences(of: "&", with: "&amp;")
-        #expect(page[section.upperBound...].contains(escaped), "the answer is in the study section")
+        // Its code (pair names between backticks) shows as code.
+        let shown = markup(answer)
+        #expect(shown.contains("<code>") && !shown.contains("`"))
+        #expect(page[section.upperBound...].contains(shown), "the answer is in the study section")
     }
 }

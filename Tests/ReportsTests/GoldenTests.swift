@@ -108,11 +108,11 @@ import WidgetSimReports
         options.widgetDays = false
         _ = try RunJob.execute(s, options)
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_time,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
         let pairs = Set(lines.dropFirst().map { $0.split(separator: ",")[2 ... 3].joined(separator: ",") })
         #expect(pairs == Set(s.policyPairs.map { "\($0.budget),\($0.ranking)" }))
         // Refusals carry their code: daily_quota's 12 a day refuse with quota_exhausted.
-        #expect(lines.contains { $0.contains(",tiny,daily_quota,") && $0.hasSuffix(",quota_exhausted") })
+        #expect(lines.contains { $0.contains(",tiny,daily_quota,") && $0.contains(",quota_exhausted,") })
     }
 
     @Test func sameSeedSameBytesWhateverTheThreadCount() throws {
@@ -162,10 +162,10 @@ import WidgetSimReports
         options.widgetDays = false
         let r = try #require(finished(try RunJob.execute(s, options)))
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,person,event,widget,decision,reason")
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_time,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
         // One line per view, per session start and per content change, as counted.
         func count(of event: String) -> Int64 {
-            Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[8] == event }.count)
+            Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[10] == event }.count)
         }
         let t = r.totals[0][0]
         let all = 0 ..< s.days
@@ -175,5 +175,53 @@ import WidgetSimReports
         #expect(count(of: "view") > 50)
         let times = lines.dropFirst().map { Double($0.split(separator: ",")[5])! }
         #expect(times == times.sorted(), "trace lines are in time order")
+        // The decision in columns: day and local time agree with the time; a deferral says
+        // when it is due; a view names its top and wanted widgets and the reason of a miss.
+        let rows = try csvRows(folder.appendingPathComponent("trace.csv"))
+        var deferrals = 0, misses = 0
+        for row in rows {
+            let time = Double(row["time_seconds"]!)!
+            #expect(Int(row["day"]!)! == Int(time / 86400))
+            #expect(row["local_time"]!.count == 8)
+            if row["decision"] == "deferred" {
+                deferrals += 1
+                #expect(Double(row["until_seconds"]!)! > time)
+                #expect(row["reason"] == "quota_exhausted")
+            } else {
+                #expect(row["until_seconds"] == "")
+            }
+            if row["event"] == "view" {
+                #expect(row["top_widget"] != "")
+                if row["decision"] == "wanted_not_on_top" {
+                    misses += 1
+                    #expect(row["wanted_widget"] != "" && row["wanted_widget"] != row["top_widget"] && row["reason"] != "")
+                }
+            }
+        }
+        #expect(deferrals > 0 && misses > 0)
     }
+}
+
+/// A CSV file's rows as dictionaries by column name (RFC 4180 quoting; no line breaks in fields).
+func csvRows(_ url: URL) throws -> [[String: String]] {
+    func fields(_ line: Substring) -> [String] {
+        var out: [String] = [], field = "", quoted = false
+        var chars = line.makeIterator()
+        while let c = chars.next() {
+            if quoted {
+                if c == "\"" { quoted = false } else { field.append(c) }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                out.append(field); field = ""
+            } else {
+                field.append(c)
+            }
+        }
+        out.append(field)
+        return out
+    }
+    let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+    let header = fields(lines[0])
+    return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, fields($0))) }
 }

@@ -318,19 +318,86 @@ import WidgetSimReports
         }
         #expect(refusedSomewhere)
         // reasons.csv: the measured rows of each pair add up to the summary's columns.
-        let rows = try String(contentsOf: folder.appendingPathComponent("reasons.csv"), encoding: .utf8)
-            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let lines = try String(contentsOf: folder.appendingPathComponent("reasons.csv"), encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let names = lines[0], rows = Array(lines.dropFirst())
+        func field(_ row: [String], _ name: String) -> String { row[names.firstIndex(of: name)!] }
         let summary = try String(contentsOf: folder.appendingPathComponent("summary.csv"), encoding: .utf8)
             .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = summary[0]
         func column(_ row: [String], _ name: String) -> Int64 { Int64(row[header.firstIndex(of: name)!])! }
+        // Every code on every day of every pair, at least once (its zero row when it has no count).
+        let keys = Set(rows.map { [field($0, "replication"), field($0, "budget"), field($0, "ranking"), field($0, "day"), field($0, "reason")] })
         let codes = r.pairs.indices.reduce(0) { $0 + ReasonsReport.refusalCodes(r, pair: $1).count + MissedViewReason.count }
-        #expect(rows.count == s.replications * s.days * codes)
+        #expect(keys.count == s.replications * s.days * codes)
+        // A row with a count names its widget; a missed view also the widget on top instead.
+        for row in rows where field(row, "count") != "0" {
+            #expect(field(row, "widget") != "" || field(row, "reason") == MissedViewReason.notInStack.label, "\(row)")
+            switch field(row, "kind") {
+            case "missed_view": #expect(field(row, "top_widget") != "" && field(row, "top_widget") != field(row, "widget"), "\(row)")
+            case "stale_on_top": #expect(field(row, "top_widget") == field(row, "widget"), "\(row)")
+            default: #expect(field(row, "top_widget") == "", "\(row)")
+            }
+        }
         for row in summary.dropFirst() {
-            let mine = rows.filter { $0[2] == row[2] && $0[3] == row[3] && $0[4] == row[4] && $0[7] == "0" }
-            func total(_ kind: String) -> Int64 { mine.filter { $0[8] == kind }.reduce(0) { $0 + Int64($1[10])! } }
+            let mine = rows.filter { $0[2] == row[2] && $0[3] == row[3] && $0[4] == row[4] && field($0, "warmup") == "0" }
+            func total(_ kind: String) -> Int64 { mine.filter { field($0, "kind") == kind }.reduce(0) { $0 + Int64(field($1, "count"))! } }
             #expect(total("refusal") == column(row, "requests_denied") + column(row, "requests_deferred"))
             #expect(total("missed_view") == column(row, "views_wanted") - column(row, "hits"))
         }
+    }
+}
+
+extension ReasonCodeTests {
+    /// reasons.csv's widgets are those the decisions were made about: per pair, the
+    /// refusals of each instance are its denied and deferred requests (widget_days.csv),
+    /// and the missed views of each wanted widget, by the widget on top instead, are the
+    /// trace's views with that reason, wanted widget and top.
+    @Test func reasonsNameTheWidgetAndTheTopInstead() throws {
+        var s = try loadScenario("default.yaml")
+        s.people = 2
+        s.days = 2
+        s.warmupDays = 0
+        s.replications = 1
+        s.budgets = s.budgets.filter { $0.label == "daily_quota" || $0.name == "daily_quota" }
+        s.rankings = s.rankings.filter { ["static", "time_of_day"].contains($0.label) }
+        s.baseline = PolicyPair(budget: s.budgets[0].label, ranking: "static")
+        let trace = CollectingTrace()
+        let runner = Runner(scenario: s)
+        runner.trace = trace
+        let r = try runner.run()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = ReasonsReport.csv(r)
+        let lines = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let names = lines[0], rows = Array(lines.dropFirst())
+        func field(_ row: [String], _ name: String) -> String { row[names.firstIndex(of: name)!] }
+        var checked = 0
+        for (p, pair) in r.pairs.enumerated() {
+            let t = r.totals[0][p]
+            let mine = rows.filter { field($0, "budget") == pair.budget && field($0, "ranking") == pair.ranking }
+            // Refusals per instance: the budget's codes add up to its denied and deferred requests.
+            for (w, spec) in s.widgets.enumerated() {
+                let refused = mine.filter { field($0, "kind") == "refusal" && field($0, "widget") == spec.id }
+                    .reduce(Int64(0)) { $0 + Int64(field($1, "count"))! }
+                let expected = (0 ..< s.days).reduce(Int64(0)) { $0 + t.value(day: $1, widget: w, .denied) + t.value(day: $1, widget: w, .deferred) }
+                #expect(refused == expected, "\(pair) \(spec.id)")
+            }
+            // Missed views by wanted widget and top: counted from the trace's view lines.
+            var fromTrace: [String: Int] = [:]
+            for line in trace.lines where line.pair == pair && line.event == "view" {
+                guard let code = MissedViewReason.allCases.first(where: { $0.label == line.reason }), code.isMiss else { continue }
+                let parts = line.decision.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let top = String(parts[0].dropFirst(4)), wanted = String(parts[1].dropFirst(7))
+                fromTrace["\(line.reason) \(wanted) \(top)", default: 0] += 1
+            }
+            var fromCSV: [String: Int] = [:]
+            for row in mine where field(row, "kind") == "missed_view" && field(row, "count") != "0" {
+                fromCSV["\(field(row, "reason")) \(field(row, "widget")) \(field(row, "top_widget"))", default: 0] += Int(field(row, "count"))!
+            }
+            #expect(fromCSV == fromTrace, "\(pair)")
+            checked += fromTrace.count
+        }
+        #expect(checked > 3)
     }
 }

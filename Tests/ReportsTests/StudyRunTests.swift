@@ -62,7 +62,14 @@ import WidgetSimScenario
         let studyHeader = try read(root.appendingPathComponent("study"), "summary.csv").prefix { $0 != "\n" }
         #expect(studyHeader.hasPrefix("run_id," + ReportWriter.identityColumns.joined(separator: ",") + ",point,budgets.daily_quota.per_day,people"))
         let perPoint = (studyRows.count - 1) / 3, perPointDaily = (studyDaily.count - 1) / 3
-        let perPointReasons = (studyReasons.count - 1) / 3
+        // A point's reasons rows: those of its number (each point has as many as its counts need).
+        let reasonsText = try read(root.appendingPathComponent("study"), "reasons.csv").split(separator: "\n").map(String.init)
+        let pointColumn = reasonsText[0].split(separator: ",").firstIndex(of: "point")!
+        func reasonsOfPoint(_ k: Int) -> [String] {
+            let mine = reasonsText.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[pointColumn] == "\(k)" }
+            return Array(rows(([reasonsText[0]] + mine).joined(separator: "\n"), dropping: identity).dropFirst())
+        }
+        #expect(studyReasons.count - 1 == (0 ..< 3).reduce(0) { $0 + reasonsOfPoint($1).count })
         var plainRows: [String] = [], plainDaily: [String] = [], exhausted: [Int] = []
         for (k, v) in Self.values.enumerated() {
             let text = try tinyText(perDay: v)
@@ -75,7 +82,7 @@ import WidgetSimScenario
             #expect(plain[0] == studyRows[0], "the same columns once identity is set aside")
             #expect(Array(plain.dropFirst()) == Array(studyRows[1 + k * perPoint ..< 1 + (k + 1) * perPoint]), "point \(k)")
             #expect(Array(daily.dropFirst()) == Array(studyDaily[1 + k * perPointDaily ..< 1 + (k + 1) * perPointDaily]), "point \(k)")
-            #expect(Array(reasons.dropFirst()) == Array(studyReasons[1 + k * perPointReasons ..< 1 + (k + 1) * perPointReasons]), "point \(k)")
+            #expect(Array(reasons.dropFirst()) == reasonsOfPoint(k), "point \(k)")
             plainRows += plain.dropFirst()
             exhausted.append(reasons.filter { $0.contains(",refusal,quota_exhausted,") }.map { Int($0.split(separator: ",").last!)! }.reduce(0, +))
             plainDaily += daily.dropFirst()
@@ -97,7 +104,9 @@ import WidgetSimScenario
         }
         let table = try read(root, "study.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = table[0]
-        let diffs = header.indices.filter { header[$0].hasSuffix("_diff_mean") || header[$0].hasSuffix("_diff_ci95_half_width") }
+        let diffs = header.indices.filter {
+            !header[$0].contains("_step_") && (header[$0].hasSuffix("_diff_mean") || header[$0].hasSuffix("_diff_ci95_half_width"))
+        }
         #expect(diffs.count == 2 * StudyTable.metrics.count)
         #expect(table.count == 1 + 3 * 4)
         var quotaMoved = false
@@ -251,5 +260,55 @@ extension StudyRunTests {
         let log = seen.entries
         #expect(log.map(\.point) == (0 ..< 3).flatMap { Array(repeating: $0, count: 3 * 3) })
         #expect(log.allSatisfy { $0.points == 3 } && log.map(\.done) == Array(1 ... 27))
+    }
+}
+
+extension StudyRunTests {
+    /// The example study's 16 points with few people: study.csv's steps between
+    /// consecutive points along each parameter.
+    @Test func stepsBetweenConsecutivePointsAlongEachParameter() throws {
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = repositoryRoot.appendingPathComponent("scenarios/study-budget.yaml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "\npeople: 200\n", with: "\npeople: 6\n").replacingOccurrences(of: "\ndays: 3\n", with: "\ndays: 1\n")
+        let study = try ScenarioLoader.study(yaml: text, file: "study-budget.yaml")
+        #expect(study.points.count == 16)
+        guard case .finished(let result) = try RunJob.execute(study, options(root, text: text)) else {
+            Issue.record("the study did not finish")
+            return
+        }
+        // Points: per_day 8 (views 40, 120), 16 (40, 120), …: point 2 follows point 0
+        // along the limit, point 1 follows point 0 along the views; point 3 follows 1 and 2.
+        #expect(StudyTable.previous(study, point: 0, along: 0) == nil)
+        #expect(StudyTable.previous(study, point: 0, along: 1) == nil)
+        #expect(StudyTable.previous(study, point: 2, along: 0) == 0)
+        #expect(StudyTable.previous(study, point: 1, along: 1) == 0)
+        #expect(StudyTable.previous(study, point: 3, along: 0) == 1)
+        #expect(StudyTable.previous(study, point: 3, along: 1) == 2)
+        #expect(StudyTable.previous(study, point: 15, along: 0) == 13)
+
+        let csv = try read(root, "study.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = csv[0]
+        let along = "stale_view_share_step_budgets.quota.per_day_diff_mean"
+        let alongViews = "stale_view_share_step_person.views_per_day.mean_diff_mean"
+        let c = try #require(header.firstIndex(of: along)), v = try #require(header.firstIndex(of: alongViews))
+        #expect(header.contains("stale_view_share_step_budgets.quota.per_day_diff_ci95_half_width"))
+        func row(_ point: String, _ budget: String) throws -> [String] {
+            try #require(csv.first { $0[header.firstIndex(of: "point")!] == point && $0[header.firstIndex(of: "budget")!] == budget })
+        }
+        // The first value of a parameter has no step along it.
+        #expect(try row("0", "quota")[c] == "" && row("0", "quota")[v] == "")
+        #expect(try row("1", "quota")[c] == "" && row("1", "quota")[v] != "")
+        // A limit the unlimited budget never uses: the same people, no change at all.
+        #expect(try row("2", "unlimited")[c] == "0.0")
+        // The step is the paired difference to the previous point, by the formulas of the baseline difference.
+        let stale = Metrics.all.first { $0.name == "stale_view_share" }!
+        let pair = result.results[3].pairs.firstIndex(of: PolicyPair(budget: "quota", ranking: "static"))!
+        let x = Comparison.values(result.results[3], pair: pair, stale).map { $0! }
+        let y = Comparison.values(result.results[1], pair: pair, stale).map { $0! }
+        let expected = zip(x, y).map { $0 - $1 }.reduce(0, +) / Double(x.count)
+        #expect(abs(Double(try row("3", "quota")[c])! - expected) < 1e-12)
+        #expect(expected != 0)
     }
 }

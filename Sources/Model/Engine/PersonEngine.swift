@@ -60,6 +60,10 @@ public final class PersonEngine {
     // Per-run state.
     @exclusivity(unchecked) var world: PersonWorld!
     let counts: RunningCounts
+    /// Refusals and missed views by instance, over every person run since the last
+    /// `takeReasonsByWidget` (not cleared per person: see `ReasonTally`).
+    @exclusivity(unchecked) var reasons: ReasonTally
+    @exclusivity(unchecked) var rehearsalReasons: ReasonTally?
     /// Events are counted in `eventsOfDay` while the day is `eventDay`, and moved into
     /// `counts` when it changes and at the end: cheaper than a counter array per event.
     @exclusivity(unchecked) var eventDay = 0
@@ -154,6 +158,7 @@ public final class PersonEngine {
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
         queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
@@ -210,6 +215,13 @@ public final class PersonEngine {
         return simulate(world)
     }
 
+    /// The refusals and missed views by instance of every person run since the last
+    /// call (or `resetReasonsByWidget`), in `PairTotals`' layout; the tally starts again.
+    public func takeReasonsByWidget() -> (refusals: [Int64], missedViews: [Int64]) { reasons.take() }
+
+    /// Starts the tally of refusals and missed views by instance again.
+    public func resetReasonsByWidget() { reasons.reset() }
+
     /// The rehearsal of `world` under the `planner` (the budget refuses every charged
     /// request and notes the free reloads; nothing is traced or kept), and its plan.
     @inline(never)
@@ -217,9 +229,15 @@ public final class PersonEngine {
         let planner = planner.unsafelyUnwrapped
         let traced = trace
         trace = nil
+        // The rehearsal's refusals and misses are no one's: counted aside, then dropped.
+        let kept = reasons
+        reasons = rehearsalReasons ?? ReasonTally(days: kept.days, widgets: kept.widgets)
+        rehearsalReasons = reasons
         planner.rehearsing = true
         _ = simulate(world)
         planner.rehearsing = false
+        reasons.reset()
+        reasons = kept
         trace = traced
         planner.plan(world: world, scenario: scenario)
     }
@@ -367,11 +385,11 @@ public final class PersonEngine {
         switch p {
         case .timeChange:
             counts[day, .timeChanges] &+= 1
-            traceEvent(t, p, widget: -1, "all widgets reload")
+            traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day) }
         case .environmentChange:
             counts[day, .environmentChanges] &+= 1
-            traceEvent(t, p, widget: -1, "all widgets reload")
+            traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
             let x = Int(world.randomChanges[i].widget)
@@ -381,7 +399,7 @@ public final class PersonEngine {
                 if facts[x].spanned { staleSpans.turnedStale(x, day: day) }
             }
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
-            traceEvent(t, p, widget: x, "content is now newer than the widget shows")
+            traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
             let x = Int(world.pushes[i].widget)
             counts[day, .pushes] &+= 1
@@ -389,23 +407,25 @@ public final class PersonEngine {
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
             if reason == .background && !pushThrottle.deliver(app: appOf[x], at: t) {
                 counts[day, refusal: .pushThrottled] &+= 1
-                traceEvent(t, p, widget: x, "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
+                reasons[day, widget: x, refusal: .pushThrottled] &+= 1
+                traceEvent(t, p, widget: x, "push_dropped", "dropped by the background push throttle", reason: RefusalReason.pushThrottled.label)
                 return
             }
-            traceEvent(t, p, widget: x, reason == .background ? "reload of kind from the background"
+            traceEvent(t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day) }
         case .sessionEnd:
             let x = Int(world.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
-            traceEvent(t, p, widget: x, "app leaves the foreground")
+            traceEvent(t, p, widget: x, "app_left", "app leaves the foreground")
         case .sessionStart:
             let session = world.sessions[i]
             let x = Int(session.widget)
             counts[day, .sessions] &+= 1
             foreground[appOf[x]] += 1
             if session.donates { donate(session, at: t, day: day) }
-            traceEvent(t, p, widget: x, session.donates ? "app in foreground, intent donated" : "app in foreground")
+            traceEvent(t, p, widget: x, session.donates ? "app_foreground_donated" : "app_foreground",
+                       session.donates ? "app in foreground, intent donated" : "app in foreground")
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             }
@@ -414,25 +434,25 @@ public final class PersonEngine {
             view(world.views[i], index: i, at: t, day: day)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
-            traceEvent(t, p, widget: x, "added to the home screen: first reload, free")
+            traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")
             if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
             request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
             let x = Int(world.audioStarts[i].widget)
             counts[day, .audioSessions] &+= 1
             audio[appOf[x]] += 1
-            traceEvent(t, p, widget: x, "audio or navigation session: the app's widgets reload, free")
+            traceEvent(t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
         case .audioEnd:
             let x = Int(world.audioEnds[i].widget)
             audio[appOf[x]] -= 1
-            traceEvent(t, p, widget: x, "audio or navigation session ends")
+            traceEvent(t, p, widget: x, "audio_ended", "audio or navigation session ends")
         case .standByStart:
-            traceEvent(t, p, widget: -1, "StandBy: the system refreshes the display, free")
+            traceEvent(t, p, widget: -1, "standby_refresh", "StandBy: the system refreshes the display, free")
             queue.schedule(at: t, rank: 6, slot: standBySlot, .standByRefresh)
         case .standByEnd:
             queue.cancel(slot: standBySlot)
-            traceEvent(t, p, widget: -1, "StandBy ends")
+            traceEvent(t, p, widget: -1, "standby_ended", "StandBy ends")
         }
     }
 
@@ -500,7 +520,8 @@ public final class PersonEngine {
     func coalesce(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int) {
         counts[day, widget: w, .coalesced] &+= 1
         counts[day, refusal: .coalescedIntoPending] &+= 1
-        traceRequest(t, w, reason, "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
+        reasons[day, widget: w, refusal: .coalescedIntoPending] &+= 1
+        traceRequest(t, w, reason, "coalesced", "coalesced into the pending request", reason: RefusalReason.coalescedIntoPending.label)
     }
 
     /// A charged request of `w` the budget refused with `decision`: deferred or dropped
@@ -515,16 +536,18 @@ public final class PersonEngine {
             counts[day, widget: w, .deferred] &+= 1
             counts[day, widget: w, .deferralMs] += at - t
             counts[day, refusal: why] &+= 1
+            reasons[day, widget: w, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
             let merged = !pending[w].isEmpty
             let due = deferRequest(w, reason, to: at)
-            traceRequest(t, w, reason, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
+            traceRequest(t, w, reason, "deferred", until: at, merged ? "deferred \(DurationText.format(at - t)), one pending request from \(DurationText.format(due - t))"
                          : "deferred \(DurationText.format(at - t))", reason: why.label)
         case .deny(let why):
             counts[day, widget: w, .denied] &+= 1
             counts[day, refusal: why] &+= 1
+            reasons[day, widget: w, refusal: why] &+= 1
             if instances[w].exhaustedSince == .max { instances[w].exhaustedSince = t }
-            traceRequest(t, w, reason, "denied", reason: why.label)
+            traceRequest(t, w, reason, "denied", "denied", reason: why.label)
         }
     }
 
@@ -597,7 +620,7 @@ public final class PersonEngine {
     /// The trace line of a reload (kept out of `reload`).
     @inline(never)
     func traceReload(_ t: SimTime, _ w: Int, _ reason: ReloadReason, charged: Bool) {
-        traceRequest(t, w, reason, charged ? "reloaded, charged" : "reloaded, free")
+        traceRequest(t, w, reason, charged ? "reloaded_charged" : "reloaded_free", charged ? "reloaded, charged" : "reloaded, free")
     }
 
     /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance
@@ -749,7 +772,7 @@ public final class PersonEngine {
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
         let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
-        if Int(v.wanted) >= n { counts[day, missed: .notInStack] &+= 1 }
+        if Int(v.wanted) >= n { notInStack(Int(v.wanted) - n, day: day) }
         // The stack's own top: the person's first member already added.
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
@@ -802,9 +825,13 @@ public final class PersonEngine {
             }
             if position == 0 {
                 counts[day, .hits] &+= 1
-                if topStale { counts[day, missed: .staleContent] &+= 1 }
+                if topStale {
+                    counts[day, missed: .staleContent] &+= 1
+                    reasons[day, wanted: members[wanted], top: members[top], missed: .staleContent] &+= 1
+                }
             } else {
                 counts[day, missed: missed] &+= 1
+                reasons[day, wanted: members[wanted], top: members[top], missed: missed] &+= 1
             }
             if position < 3 { counts[day, .top3Hits] &+= 1 }
             counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
@@ -823,6 +850,15 @@ public final class PersonEngine {
         } else {
             finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day)
         }
+    }
+
+    /// A view whose wanted widget is placed nowhere: the `j`th of those the stack can
+    /// suggest, when it is one (kept out of line: rare).
+    @inline(never)
+    func notInStack(_ j: Int, day: Int) {
+        let w = j < suggestable.count ? suggestable[j] : reasons.widgets
+        counts[day, missed: .notInStack] &+= 1
+        reasons[day, wanted: w, top: reasons.widgets, missed: .notInStack] &+= 1
     }
 
     /// What `view` decided, for what follows the person's swipe or tap.
@@ -940,7 +976,20 @@ public final class PersonEngine {
         }
         let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
             : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
-        traceEvent(t, .view, widget: -1, text, reason: why)
+        guard let trace = activeTrace else { return }
+        let decision = Int(v.wanted) >= n ? "wanted_elsewhere" : wanted < 0 ? "nothing_wanted" : wanted == top ? "wanted_on_top" : "wanted_not_on_top"
+        var line = traceLine(t, event: WorldProcess.view.label, widget: -1, decision: decision, detail: text, reason: why)
+        line.topWidget = scenario.widgets[members[top]].id
+        if wanted >= 0 {
+            line.wantedWidget = scenario.widgets[members[wanted]].id
+        } else if Int(v.wanted) >= n, Int(v.wanted) - n < suggestable.count {
+            line.wantedWidget = scenario.widgets[suggestable[Int(v.wanted) - n]].id
+        }
+        if smartRotate && anyMemberRelevance {
+            line.topRelevance = history.currentRelevance[top]
+            if wanted >= 0 { line.wantedRelevance = history.currentRelevance[wanted] }
+        }
+        trace.record(line)
     }
 
     /// Why `wanted` is not on top when the governor put `top` there: the governor's
@@ -1025,17 +1074,28 @@ public final class PersonEngine {
     // MARK: - Trace
 
     @inline(__always)
-    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ text: @autoclosure () -> String, reason: String = "") {
+    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ decision: @autoclosure () -> String,
+                    _ detail: @autoclosure () -> String, reason: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, pair: tracePair, event: p.label,
-                     widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: text(), reason: reason)
+        trace.record(traceLine(t, event: p.label, widget: widget, decision: decision(), detail: detail(), reason: reason))
     }
 
     @inline(__always)
-    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ text: @autoclosure () -> String, reason why: String = "") {
+    func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ decision: @autoclosure () -> String, until: SimTime? = nil,
+                      _ detail: @autoclosure () -> String, reason why: String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(time: t, person: world.person, pair: tracePair, event: "reload_request_\(reason.label)",
-                     widget: scenario.widgets[w].id, decision: text(), reason: why)
+        var line = traceLine(t, event: "reload_request_\(reason.label)", widget: w, decision: decision(), detail: detail(), reason: why)
+        line.until = until
+        trace.record(line)
+    }
+
+    /// A trace line's common fields: the day, the person's local time, the pair.
+    @inline(never)
+    func traceLine(_ t: SimTime, event: String, widget: Int, decision: String, detail: String, reason: String) -> TraceLine {
+        let local = world.clock.localMs(t) % Milliseconds.day
+        return TraceLine(time: t, day: Int(t / Milliseconds.day), localSeconds: Int((local + Milliseconds.day) % Milliseconds.day / 1000),
+                         person: world.person, pair: tracePair, event: event,
+                         widget: widget >= 0 ? scenario.widgets[widget].id : "", decision: decision, detail: detail, reason: reason)
     }
 }
 

@@ -74,7 +74,60 @@ public enum WorldProcess: Int, CaseIterable, Sendable {
 /// Receives one line per handled event when a trace is asked for.
 public protocol TraceSink: AnyObject {
     /// `pair` is the engine's policy pair when several share the trace; `widget` the
-    /// instance id or empty; `decision` says what happened; `reason` is the reason code
-    /// of a refusal, a dropped push or a missed view, or empty.
+    /// instance id or empty; `decision` says what happened, in words; `reason` is the
+    /// reason code of a refusal, a dropped push or a missed view, or empty.
     func record(time: SimTime, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String)
+
+    /// One line with its decision in columns (`TraceLine`). By default, the line in
+    /// words: `record(time:…)` with the line's `detail` as its decision.
+    func record(_ line: TraceLine)
+}
+
+extension TraceSink {
+    public func record(_ line: TraceLine) {
+        record(time: line.time, person: line.person, pair: line.pair, event: line.event, widget: line.widget,
+               decision: line.detail, reason: line.reason)
+    }
+}
+
+/// One trace line, its decision in columns.
+public struct TraceLine: Sendable {
+    public var time: SimTime
+    /// The simulated day (from 0) and the person's local time of day, in seconds since local midnight.
+    public var day: Int
+    public var localSeconds: Int
+    public var person: Int
+    public var pair: PolicyPair?
+    public var event: String
+    /// The instance the event is about (its id), or empty.
+    public var widget: String
+    /// What the phone did, as one word: `reloaded_charged`, `reloaded_free`, `deferred`,
+    /// `denied`, `coalesced`, `push_dropped`, `shown`, …
+    public var decision: String
+    /// What the columns do not say, in words (for a view: swipes, taps, holds, rotations).
+    public var detail: String
+    /// The reason code of a refusal, a dropped push or a missed view, or empty.
+    public var reason: String
+    /// When a deferred request is due, in seconds of simulated time; nil otherwise.
+    public var until: SimTime?
+    /// At a view: the instance on top and the one wanted (empty for none), and the
+    /// relevance score each currently shows (nil without one).
+    public var topWidget: String = ""
+    public var topRelevance: Double?
+    public var wantedWidget: String = ""
+    public var wantedRelevance: Double?
+
+    public init(time: SimTime, day: Int, localSeconds: Int, person: Int, pair: PolicyPair?, event: String, widget: String,
+                decision: String, detail: String, reason: String) {
+        self.time = time
+        self.day = day
+        self.localSeconds = localSeconds
+        self.person = person
+        self.pair = pair
+        self.event = event
+        self.widget = widget
+        self.decision = decision
+        self.detail = detail
+        self.reason = reason
+    }
 }

@@ -292,3 +292,54 @@ struct WidgetRow {
         nonmutating set { base[counter.rawValue] = newValue }
     }
 }
+
+/// Refusals and missed views by widget instance, kept apart from a person's counts: the
+/// engine adds to it across every person it runs, and the runner takes it once per
+/// block of people (`PersonEngine.takeReasonsByWidget`), so that no person pays for
+/// clearing and copying it. Refusals are `days × widgets × RefusalReason.count` (the
+/// instance that asked); missed views `days × slots × slots × MissedViewReason.count`
+/// (the wanted instance, then the one on top; `slots` = widgets + 1, the last for none).
+final class ReasonTally {
+    let days: Int
+    let widgets: Int
+    let refusalCount: Int
+    let missedCount: Int
+    let storage: UnsafeMutablePointer<Int64>
+    let refusals: UnsafeMutablePointer<Int64>
+    let missedViews: UnsafeMutablePointer<Int64>
+
+    init(days: Int, widgets: Int) {
+        self.days = days
+        self.widgets = widgets
+        refusalCount = days * widgets * RefusalReason.count
+        missedCount = days * (widgets + 1) * (widgets + 1) * MissedViewReason.count
+        storage = .allocate(capacity: refusalCount + missedCount)
+        storage.initialize(repeating: 0, count: refusalCount + missedCount)
+        refusals = storage
+        missedViews = storage + refusalCount
+    }
+
+    deinit { storage.deallocate() }
+
+    func reset() { storage.update(repeating: 0, count: refusalCount + missedCount) }
+
+    @inline(__always)
+    subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
+        get { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] }
+        set { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+    }
+
+    @inline(__always)
+    subscript(day: Int, wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
+        get { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        set { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
+    }
+
+    /// The tally as arrays (`PairTotals`' layout), then cleared.
+    func take() -> (refusals: [Int64], missedViews: [Int64]) {
+        let out = (Array(UnsafeBufferPointer(start: refusals, count: refusalCount)),
+                   Array(UnsafeBufferPointer(start: missedViews, count: missedCount)))
+        reset()
+        return out
+    }
+}

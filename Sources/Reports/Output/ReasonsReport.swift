@@ -1,9 +1,11 @@
 import WidgetSimModel
 
 /// `reasons.csv`: why requests were refused and why views missed the wanted widget —
-/// one row per policy pair, replication, day and reason code, with its count (zeros
-/// included). A budget's refusal codes are those its descriptor lists (and any other it
-/// counted): a code that cannot occur for a pair has no rows.
+/// one row per policy pair, replication, day, reason code and widget instance (the one
+/// that asked, or the one wanted; for views also the one on top instead) with a count;
+/// a code without any count on a day has one row of count 0 with no widget. A budget's
+/// refusal codes are those its descriptor lists (and any other it counted): a code that
+/// cannot occur for a pair has no rows.
 ///
 /// `kind` groups the codes so that each group adds up to a column of the other reports:
 /// - `refusal`: the budget policy's codes; over the measured days they sum to
@@ -32,11 +34,25 @@ public enum ReasonsReport {
                 let t = r.totals[rep][p]
                 for day in 0 ..< t.days {
                     let head = ReportWriter.identity(r.scenario, pair, rep) + [String(day), day < t.warmupDays ? "1" : "0"]
+                    let ids = r.scenario.widgets.map(\.id)
+                    func id(_ w: Int) -> String { w < ids.count ? ids[w] : "" }
                     for code in possible[p] {
-                        table.rows.append(head + [kind(code), code.label, String(t.value(day: day, code))])
+                        var any = false
+                        for w in 0 ..< t.widgets {
+                            let n = t.value(day: day, widget: w, code)
+                            if n != 0 { table.rows.append(head + [kind(code), code.label, id(w), "", String(n)]); any = true }
+                        }
+                        if !any { table.rows.append(head + [kind(code), code.label, "", "", "0"]) }
                     }
                     for code in MissedViewReason.allCases {
-                        table.rows.append(head + [kind(code), code.label, String(t.value(day: day, code))])
+                        var any = false
+                        for w in 0 ... t.widgets {
+                            for top in 0 ... t.widgets {
+                                let n = t.value(day: day, wanted: w, top: top, code)
+                                if n != 0 { table.rows.append(head + [kind(code), code.label, id(w), id(top), String(n)]); any = true }
+                            }
+                        }
+                        if !any { table.rows.append(head + [kind(code), code.label, "", "", "0"]) }
                     }
                 }
             }

@@ -108,21 +108,39 @@ public final class TraceWriter: TraceSink, @unchecked Sendable {
     let seed: String
     /// The replication whose people are being run (one thread runs them all in turn).
     public var replication = 0
+    /// In a study's trace, the number of the point being run.
+    public var point: Int?
+    let study: Bool
     public private(set) var failure: (any Error)?
 
-    public init(file: any TraceOutput, scenario: Scenario, runID: String = PartIdentity().runID) throws {
+    public init(file: any TraceOutput, scenario: Scenario, study: Bool = false, runID: String = PartIdentity().runID) throws {
         self.file = file
         self.runID = runID
         self.scenario = scenario.name
+        self.study = study
         seed = String(scenario.seed)
-        try file.write(CSV.row([Schema.runID.name] + Schema.traceColumns.map(\.name)))
+        try file.write(CSV.row([Schema.runID.name] + Schema.traceColumns(study: study).map(\.name)))
     }
 
     public func record(time: Int64, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
+        record(TraceLine(time: time, day: Int(time / Milliseconds.day), localSeconds: -1, person: person, pair: pair, event: event,
+                         widget: widget, decision: "", detail: decision, reason: reason))
+    }
+
+    public func record(_ line: TraceLine) {
         guard failure == nil else { return }
+        var local = ""
+        if line.localSeconds >= 0 {
+            let s = line.localSeconds
+            local = String(format: "%02d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+        }
+        var row = [runID, scenario, line.pair?.budget ?? "", line.pair?.ranking ?? "", String(replication), seed]
+        if study { row.append(point.map(String.init) ?? "") }
+        row += [CSV.number(Double(line.time) / 1000), String(line.day), local, String(line.person), line.event, line.widget,
+                line.decision, line.detail, line.reason, line.until.map { CSV.number(Double($0) / 1000) } ?? "",
+                line.topWidget, CSV.number(line.topRelevance), line.wantedWidget, CSV.number(line.wantedRelevance)]
         do {
-            try file.write(CSV.row([runID, scenario, pair?.budget ?? "", pair?.ranking ?? "", String(replication), seed,
-                                    CSV.number(Double(time) / 1000), String(person), event, widget, decision, reason]))
+            try file.write(CSV.row(row))
         } catch {
             failure = error
         }

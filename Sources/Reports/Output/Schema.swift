@@ -242,24 +242,41 @@ public enum Schema {
             Column("warmup", .integer, "1 on a warm-up day, 0 on a measured day"),
             Column("kind", .string, "refusal (the budget policy's), system_refusal (a system rule's), missed_view (a view whose wanted widget was not on top), stale_on_top, outside_stack"),
             Column("reason", .string, "the reason code (scenarios/README.md, reason codes)"),
-            Column("count", .integer, unit: "1", "requests refused, or views, for this reason on this day"),
+            Column("widget", .string, "the widget instance's id: the one whose request was refused, or the one the person wanted at the view",
+                   empty: "a code with no count on this day (its one row, count 0), or a wanted widget that is no instance of the scenario"),
+            Column("top_widget", .string, "for missed_view and stale_on_top: the instance on top of the stack instead (stale_on_top: the wanted one itself)",
+                   empty: "refusals, outside_stack (nothing of the stack was wanted), and a code's zero row"),
+            Column("count", .integer, unit: "1", "requests refused, or views, for this reason, widget (and top widget) on this day"),
         ]
     }
 
-    public static var traceColumns: [Column] {
-        identity + [
+    public static var traceColumns: [Column] { traceColumns(study: true) }
+
+    /// The trace's columns; `point` only in a study's trace.
+    public static func traceColumns(study: Bool) -> [Column] {
+        identity + (study ? [Column("point", .integer, "a parameter study only: the study point's number, from 0")] : []) + [
             Column("time_seconds", .double, unit: "seconds", "when the event happened: simulated time since the start of day 0"),
+            Column("day", .integer, "simulated day, from 0"),
+            Column("local_time", .string, "the person's local time of day, HH:MM:SS (their time zone, daylight saving and trips included)"),
             Column("person", .integer, "person index, from 0"),
             Column("event", .string, "what happened (view, session_start, content_change, reload_request_<reason>, …)"),
             Column("widget", .string, "the widget instance's id", empty: "an event of no single instance (a view, StandBy, a time change)"),
-            Column("decision", .string, "what the phone did, in words"),
+            Column("decision", .string, "what the phone did, as one word: a request reloaded_charged, reloaded_free, deferred, denied or coalesced; a view wanted_on_top, wanted_not_on_top, wanted_elsewhere (a widget placed nowhere) or nothing_wanted; push_delivered, push_dropped, app_foreground, app_foreground_donated, app_left, added, all_reload, audio_reload, audio_ended, content_newer, standby_refresh, standby_ended"),
+            Column("detail", .string, "what the columns do not say, in words (at a view: stale, swiped to, tapped, held, rotated in with its quota)"),
             Column("reason", .string, "the reason code of a refusal, a dropped push or a missed view (scenarios/README.md, reason codes)",
                    empty: "the event was not refused, dropped or missed"),
+            Column("until_seconds", .double, unit: "seconds", "a deferred request: when it is due, in simulated time", empty: "not a deferral"),
+            Column("top_widget", .string, "a view: the instance on top of the stack", empty: "not a view"),
+            Column("top_relevance", .double, "a view: the relevance score the top instance shows (its timeline's current entry)",
+                   empty: "not a view, Smart Rotate off, or no relevance shown"),
+            Column("wanted_widget", .string, "a view: the instance the person wanted", empty: "not a view, or nothing wanted"),
+            Column("wanted_relevance", .double, "a view: the relevance score the wanted instance shows",
+                   empty: "not a view, nothing of the stack wanted, Smart Rotate off, or no relevance shown"),
         ]
     }
 
     public static let traceRows = "only with `--trace FILE`, written there: one per handled event of every person under every pair, in time order per person"
-    public static let reasonsRows = "one per replication × pair × day × reason code that can occur for the pair (the system's refusal codes, those its budget policy lists in `widgetsim policies`, every missed-view code), zeros included"
+    public static let reasonsRows = "one per replication × pair × day × reason code × widget (× top widget, for views) with a count, for the codes that can occur for the pair (the system's refusal codes, those its budget policy lists in `widgetsim policies`, every missed-view code); a code with none on a day has one row, count 0, widget empty"
     public static let summaryRows = "one per replication × budget × ranking pair, over the measured days"
     public static let dailyRows = "one per replication × pair × simulated day, warm-up days included"
     public static let comparisonRows = "one per pair × metric of summary.csv"

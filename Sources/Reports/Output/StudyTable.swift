@@ -12,6 +12,13 @@ import WidgetSimModel
 /// `comparison.csv` does). A point that a parameter cannot affect has d_r = 0 exactly.
 /// The difference is empty at the baseline point itself, and when the baseline point
 /// was not run (`--point K`); a column empty on every row is not written.
+///
+/// Where does a curve flatten? For each study parameter, `<metric>_step_<parameter>_…`
+/// holds the paired difference to the previous point along that parameter: the point
+/// with the parameter's previous value (in the order the study lists its values) and
+/// every other parameter's value the same, by the same formulas. It is empty at a
+/// parameter's first value, when that point was not run, and in an exploring study
+/// (whose sampled points have no neighbours).
 public enum StudyTable {
     /// The metrics of the table, in column order.
     public static let metrics = [
@@ -38,6 +45,7 @@ public enum StudyTable {
             Column("replications", .integer, "replications in the run"),
             Column("interval_over", .string, "`replications` (two or more), or `blocks`: with one replication, the blocks of people as independent batches"),
         ]
+        let parameters = studyColumns.map(\.name).filter { $0 != "point" }
         for name in metrics {
             let m = byName[name]!
             columns += [
@@ -50,7 +58,38 @@ public enum StudyTable {
                        empty: noDifference + ", or " + noInterval),
             ]
         }
+        let noStep = "the parameter's first value, the previous point not run, an exploring study, or the metric undefined at one of the two"
+        for parameter in parameters {
+            for name in metrics {
+                let m = byName[name]!
+                columns += [
+                    Column(stepColumn(name, parameter) + "_diff_mean", .double, unit: m.unit,
+                           "paired difference of \(name) to the previous point along `\(parameter)` (its previous value, every other parameter the same): this point − that point",
+                           empty: noStep),
+                    Column(stepColumn(name, parameter) + "_diff_ci95_half_width", .double, unit: m.unit,
+                           "half-width of the 95% interval of that paired difference", empty: noStep + ", or " + noInterval),
+                ]
+            }
+        }
         return columns
+    }
+
+    /// The stem of the columns of `metric`'s steps along `parameter`.
+    public static func stepColumn(_ metric: String, _ parameter: String) -> String { metric + "_step_" + parameter }
+
+    /// The index in `study.points` of the point before point index `k` along parameter
+    /// `j`: that parameter's previous value (in the order of the study's points), every
+    /// other value the same; nil at the first value, when that point is not run, and
+    /// in an exploring study.
+    public static func previous(_ study: Study, point k: Int, along j: Int) -> Int? {
+        guard study.design == nil else { return nil }
+        var order: [String] = []
+        for p in study.points where !order.contains(p.values[j]) { order.append(p.values[j]) }
+        let values = study.points[k].values
+        guard let i = order.firstIndex(of: values[j]), i > 0 else { return nil }
+        var wanted = values
+        wanted[j] = order[i - 1]
+        return study.points.firstIndex { $0.values == wanted }
     }
 
     public static func header(_ study: Study) -> [String] { columns(study).map(\.name) }
@@ -70,11 +109,19 @@ public enum StudyTable {
     public static func entry(_ results: [RunResult], study: Study, point k: Int, pair p: Int, _ metric: Metric)
         -> Comparison.Entry
     {
+        entry(results, point: k, pair: p, metric, against: study.baselineIndex)
+    }
+
+    /// Point index `k`'s figures for one pair and metric, and its paired difference to
+    /// point index `reference` (none when nil or `k` itself).
+    public static func entry(_ results: [RunResult], point k: Int, pair p: Int, _ metric: Metric, against reference: Int?)
+        -> Comparison.Entry
+    {
         let r = results[k]
         let blocks = Comparison.source(r) == .blocks
         let xs = Comparison.groupValues(r, pair: p, metric)
         let value = Comparison.Estimate(xs.compactMap { $0 }, mean: blocks ? Comparison.pooled(r, pair: p, metric, days: nil) : nil)
-        guard let b = study.baselineIndex, b != k, let q = results[b].pairs.firstIndex(of: r.pairs[p]) else {
+        guard let b = reference, b != k, let q = results[b].pairs.firstIndex(of: r.pairs[p]) else {
             return Comparison.Entry(value: value, difference: .empty)
         }
         let ys = Comparison.groupValues(results[b], pair: q, metric)
@@ -103,6 +150,13 @@ public enum StudyTable {
                     let e = entry(results, study: study, point: k, pair: p, byName[name]!)
                     row += [CSV.number(e.value.mean), CSV.number(e.value.halfWidth),
                             CSV.number(e.difference.mean), CSV.number(e.difference.halfWidth)]
+                }
+                for j in study.parameters.indices {
+                    let previous = previous(study, point: k, along: j)
+                    for name in metrics {
+                        let d = previous.map { entry(results, point: k, pair: p, byName[name]!, against: $0).difference }
+                        row += [CSV.number(d?.mean), CSV.number(d?.halfWidth)]
+                    }
                 }
                 rows.append(row)
             }

@@ -50,7 +50,7 @@ public enum PartFiles {
         var size = magic.count + 8 * (14 + pairSeconds.count) + versionBytes + 4
         for t in totals {
             size += 8 * (t.person.count + t.widget.count + t.refusals.count + t.missedViews.count + 1
-                         + t.reloadHistogram.count)
+                         + t.reloadHistogram.count + t.refusalsByWidget.count + t.missedByWidget.count)
         }
         out.bytes.reserveCapacity(size)
         out.bytes += magic
@@ -66,6 +66,8 @@ public enum PartFiles {
             out.ints(t.widget)
             out.ints(t.refusals)
             out.ints(t.missedViews)
+            out.ints(t.refusalsByWidget)
+            out.ints(t.missedByWidget)
             out.int(Int64(t.reloadHistogram.count))
             out.ints(t.reloadHistogram)
         }
@@ -148,6 +150,7 @@ public enum PartFiles {
             totals[p].people = people
             guard read.ints(into: &totals[p].person), read.ints(into: &totals[p].widget),
                   read.ints(into: &totals[p].refusals), read.ints(into: &totals[p].missedViews),
+                  read.ints(into: &totals[p].refusalsByWidget), read.ints(into: &totals[p].missedByWidget),
                   let h = read.int(), h >= 0, h < 1_000_000 else {
                 throw damaged("the counts of pair \(p) are cut short or unreadable")
             }

@@ -14,6 +14,11 @@ public struct PairTotals: Sendable, Equatable {
     /// Refusals and missed views by reason code, per day (`PersonCounts`' layout).
     public var refusals: [Int64]
     public var missedViews: [Int64]
+    /// Refusals by day, instance (the one that asked) and code; missed views by day,
+    /// wanted instance, instance on top and code (`widgets` for none): added once per
+    /// block of people (`addReasonsByWidget`).
+    public var refusalsByWidget: [Int64]
+    public var missedByWidget: [Int64]
     /// `reloadHistogram[k]`: measured widget-days with exactly k reloads.
     public var reloadHistogram: [Int64] = []
 
@@ -25,6 +30,15 @@ public struct PairTotals: Sendable, Equatable {
         widget = Array(repeating: 0, count: days * widgets * WidgetCounter.count)
         refusals = Array(repeating: 0, count: days * RefusalReason.count)
         missedViews = Array(repeating: 0, count: days * MissedViewReason.count)
+        refusalsByWidget = Array(repeating: 0, count: days * widgets * RefusalReason.count)
+        missedByWidget = Array(repeating: 0, count: days * (widgets + 1) * (widgets + 1) * MissedViewReason.count)
+    }
+
+    /// Adds an engine's tally of refusals and missed views by instance (`PersonEngine.takeReasonsByWidget`).
+    public mutating func addReasonsByWidget(_ tally: (refusals: [Int64], missedViews: [Int64])) {
+        guard Self.add(tally.refusals, to: &refusalsByWidget), Self.add(tally.missedViews, to: &missedByWidget) else {
+            preconditionFailure("a count total overflowed")
+        }
     }
 
     public mutating func add(_ c: PersonCounts) {
@@ -131,6 +145,8 @@ public struct PairTotals: Sendable, Equatable {
         for i in widget.indices { widget[i] += other.widget[i] }
         for i in refusals.indices { refusals[i] += other.refusals[i] }
         for i in missedViews.indices { missedViews[i] += other.missedViews[i] }
+        for i in refusalsByWidget.indices { refusalsByWidget[i] += other.refusalsByWidget[i] }
+        for i in missedByWidget.indices { missedByWidget[i] += other.missedByWidget[i] }
         if other.reloadHistogram.count > reloadHistogram.count {
             reloadHistogram += Array(repeating: 0, count: other.reloadHistogram.count - reloadHistogram.count)
         }
@@ -151,6 +167,17 @@ public struct PairTotals: Sendable, Equatable {
 
     public func value(day: Int, _ r: MissedViewReason) -> Int64 {
         missedViews[day * MissedViewReason.count + Int(r.rawValue)]
+    }
+
+    /// Refusals of `r` on `day` of instance `w` (the one that asked).
+    public func value(day: Int, widget w: Int, _ r: RefusalReason) -> Int64 {
+        refusalsByWidget[(day * widgets + w) * RefusalReason.count + Int(r.rawValue)]
+    }
+
+    /// Missed views of `r` on `day` whose wanted instance was `wanted` and whose top was
+    /// `top` (`widgets` for none: a wanted widget placed nowhere, or no top).
+    public func value(day: Int, wanted: Int, top: Int, _ r: MissedViewReason) -> Int64 {
+        missedByWidget[((day * (widgets + 1) + wanted) * (widgets + 1) + top) * MissedViewReason.count + Int(r.rawValue)]
     }
 
     /// Refusals with reason `r` over `days` (the measured days by default).

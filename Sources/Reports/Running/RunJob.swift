@@ -203,9 +203,9 @@ public enum RunJob {
         runner.shouldStop = options.shouldStop
         var trace: TraceWriter?
         if let stream = options.traceStream {
-            trace = try TraceWriter(file: stream, scenario: study.first, runID: identity.runID)
+            trace = try TraceWriter(file: stream, scenario: study.first, study: study.isStudy, runID: identity.runID)
         } else if let url = options.traceFile {
-            trace = try TraceWriter(file: try AtomicFile(url), scenario: study.first, runID: identity.runID)
+            trace = try TraceWriter(file: try AtomicFile(url), scenario: study.first, study: study.isStudy, runID: identity.runID)
         }
         runner.trace = trace
         defer { trace?.abandon() }

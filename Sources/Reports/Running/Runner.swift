@@ -188,7 +188,9 @@ public final class Runner: @unchecked Sendable {
                         current = k
                     }
                     (self.trace as? TraceWriter)?.replication = id.replication
+                    if self.study.isStudy { (self.trace as? TraceWriter)?.point = self.study.points[k].number }
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
+                    for engine in engines { engine.resetReasonsByWidget() }
                     var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
                     var rowsFile: AtomicFile?
                     var rowsChecksum = CRC32C()
@@ -227,6 +229,7 @@ public final class Runner: @unchecked Sendable {
                         rowBytes.removeAll()
                         break
                     }
+                    for (p, engine) in engines.enumerated() { totals[p].addReasonsByWidget(engine.takeReasonsByWidget()) }
                     for p in 0 ..< pairs[k].count { seconds[k][p] += blockSeconds[p] }
                     if let file = rowsFile {
                         rowsChecksum.update(rowBytes.bytes)
