@@ -108,7 +108,7 @@ import WidgetSimReports
         options.widgetDays = false
         _ = try RunJob.execute(s, options)
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_time,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_seconds,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
         let pairs = Set(lines.dropFirst().map { $0.split(separator: ",")[2 ... 3].joined(separator: ",") })
         #expect(pairs == Set(s.policyPairs.map { "\($0.budget),\($0.ranking)" }))
         // Refusals carry their code: daily_quota's 12 a day refuse with quota_exhausted.
@@ -162,7 +162,7 @@ import WidgetSimReports
         options.widgetDays = false
         let r = try #require(finished(try RunJob.execute(s, options)))
         let lines = try read(folder.appendingPathComponent("trace.csv")).split(separator: "\n")
-        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_time,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
+        #expect(lines.first == "run_id,scenario,budget,ranking,replication,seed,time_seconds,day,local_seconds,person,event,widget,decision,detail,reason,until_seconds,top_widget,top_relevance,wanted_widget,wanted_relevance")
         // One line per view, per session start and per content change, as counted.
         func count(of event: String) -> Int64 {
             Int64(lines.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[10] == event }.count)
@@ -182,7 +182,8 @@ import WidgetSimReports
         for row in rows {
             let time = Double(row["time_seconds"]!)!
             #expect(Int(row["day"]!)! == Int(time / 86400))
-            #expect(row["local_time"]!.count == 8)
+            let local = try #require(Int(row["local_seconds"]!))
+            #expect((0 ..< 86400).contains(local))
             if row["decision"] == "deferred" {
                 deferrals += 1
                 #expect(Double(row["until_seconds"]!)! > time)

@@ -33,8 +33,11 @@ import WidgetSimReports
             _ = try RunJob.execute(s, options)
             folders.append(folder.path)
         }
-        let traceSchema = ReportSchema(files: Schema.all.files.filter { $0.file == "trace.csv" })
+        // A plain run's trace: the generic schema's columns less the study's `point`.
+        var traceSchema = ReportSchema(files: Schema.all.files.filter { $0.file == "trace.csv" })
         #expect(traceSchema.files.count == 1)
+        traceSchema.files[0].columns.removeAll { $0.name == "point" }
+        #expect(traceSchema.files[0].columns.map(\.name) == [Schema.runID.name] + Schema.traceColumns(study: false).map(\.name))
         try traceSchema.json().write(to: traced.appendingPathComponent("schema.json"), atomically: true, encoding: .utf8)
         folders.append(traced.path)
         let process = Process()

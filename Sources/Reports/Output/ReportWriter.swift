@@ -129,11 +129,7 @@ public final class TraceWriter: TraceSink, @unchecked Sendable {
 
     public func record(_ line: TraceLine) {
         guard failure == nil else { return }
-        var local = ""
-        if line.localSeconds >= 0 {
-            let s = line.localSeconds
-            local = String(format: "%02d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-        }
+        let local = line.localSeconds >= 0 ? String(line.localSeconds) : ""
         var row = [runID, scenario, line.pair?.budget ?? "", line.pair?.ranking ?? "", String(replication), seed]
         if study { row.append(point.map(String.init) ?? "") }
         row += [CSV.number(Double(line.time) / 1000), String(line.day), local, String(line.person), line.event, line.widget,

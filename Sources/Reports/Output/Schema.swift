@@ -257,7 +257,8 @@ public enum Schema {
         identity + (study ? [Column("point", .integer, "a parameter study only: the study point's number, from 0")] : []) + [
             Column("time_seconds", .double, unit: "seconds", "when the event happened: simulated time since the start of day 0"),
             Column("day", .integer, "simulated day, from 0"),
-            Column("local_time", .string, "the person's local time of day, HH:MM:SS (their time zone, daylight saving and trips included)"),
+            Column("local_seconds", .integer, unit: "seconds", "the person's local time of day, in seconds since their midnight (their time zone, daylight saving and trips included; 30600 is 08:30)",
+                   empty: "an event written without the person's clock"),
             Column("person", .integer, "person index, from 0"),
             Column("event", .string, "what happened (view, session_start, content_change, reload_request_<reason>, …)"),
             Column("widget", .string, "the widget instance's id", empty: "an event of no single instance (a view, StandBy, a time change)"),
