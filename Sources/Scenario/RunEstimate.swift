@@ -8,12 +8,13 @@ import WidgetSimModel
 ///
 /// Events per person-day and policy pair are the `RunGuard` shares at each rate's mean
 /// (no spread). Time and memory come from costs measured on release builds
-/// (`scenarios/README.md`, "Bounds"): about 0.6 µs per event on one thread, and 5 KiB
+/// (`scenarios/README.md`, "Bounds"): about 0.15 µs of CPU per event on one thread (the
+/// shipped scenarios take 0.07–0.19 µs, writing their CSVs included), and 5 KiB
 /// per simulated day, widget and policy pair for each person a thread holds (the
 /// person's counters and histories), beside the person's world and a fixed 40 MB. The estimate
 /// is meant to be right within a factor of 1.5, not an upper bound.
 public struct RunEstimate: Sendable {
-    public static let secondsPerEvent = 0.6e-6
+    public static let secondsPerEvent = 0.15e-6
     public static let bytesPerWidgetDayAndPair = 5_120.0
     public static let fixedBytes = 40.0 * 1_048_576
     /// Longest run started without `--i-know`.
