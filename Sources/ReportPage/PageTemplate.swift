@@ -66,11 +66,7 @@ enum PageTemplate {
     </tbody>
     </table></div>
     {{#charts}}
-    <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
-    <figcaption>{{{caption}}}</figcaption>
-    <div class="chartbox">{{{svg}}}</div>
-    <p class="files">report/{{name}}.gp · {{files}}</p>
-    </figure>
+    {{> chart}}
     {{/charts}}
     {{/recommend}}
 
@@ -102,11 +98,7 @@ enum PageTemplate {
     {{#absent}}<p class="absent">{{{absent}}}</p>{{/absent}}
     <div class="{{layout}}">
     {{#charts}}
-    <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
-    <figcaption>{{{caption}}}</figcaption>
-    <div class="chartbox">{{{svg}}}</div>
-    <p class="files">report/{{name}}.gp · {{files}}</p>
-    </figure>
+    {{> chart}}
     {{/charts}}
     </div>
     {{{html}}}
@@ -120,6 +112,16 @@ enum PageTemplate {
     <p class="files">Each figure's data and gnuplot script are in report/ beside this page; <code>cd report &amp;&amp; gnuplot NAME.gp</code> redraws one. <code>widgetsim report FOLDER</code> rebuilds the page from the CSVs.</p>
     </body>
     </html>
+
+    """#
+
+    /// One chart of the page (`{{> chart}}`), with its caption and the files it was drawn from.
+    static let chart = #"""
+    <figure class="chart" id="chart-{{name}}" data-marks="{{marks}}">
+    <figcaption>{{{caption}}}</figcaption>
+    <div class="chartbox">{{{svg}}}</div>
+    <p class="files">report/{{name}}.gp · {{files}}</p>
+    </figure>
 
     """#
 }

@@ -360,9 +360,12 @@ struct Page {
     }
 
     func render() -> String {
-        // The template is a constant of this program, checked by the tests: it parses.
-        let template = try! MustacheTemplate(string: PageTemplate.text)
-        return template.render(self)
+        // The templates are constants of this program, checked by the tests: they parse.
+        let library = MustacheLibrary(templates: [
+            "page": try! MustacheTemplate(string: PageTemplate.text),
+            "chart": try! MustacheTemplate(string: PageTemplate.chart),
+        ])
+        return library.render(self, withTemplate: "page")!
     }
 }
 
