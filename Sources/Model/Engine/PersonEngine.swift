@@ -974,10 +974,11 @@ public final class PersonEngine {
             let q = governor.quota(of: top, history: history)
             text += ", rotated in (relevance \(r), quota \(q.soft)/\(q.hard), held until \(governor.holdUntil))"
         }
-        let why = Int(v.wanted) >= n ? MissedViewReason.notInStack.label
-            : wanted < 0 ? "" : wanted != top ? missed.label : topStale ? MissedViewReason.staleContent.label : ""
         guard let trace = activeTrace else { return }
-        let decision = Int(v.wanted) >= n ? "wanted_elsewhere" : wanted < 0 ? "nothing_wanted" : wanted == top ? "wanted_on_top" : "wanted_not_on_top"
+        let (decision, why) = Int(v.wanted) >= n ? ("wanted_elsewhere", MissedViewReason.notInStack.label)
+            : wanted < 0 ? ("nothing_wanted", "")
+            : wanted != top ? ("wanted_not_on_top", missed.label)
+            : ("wanted_on_top", topStale ? MissedViewReason.staleContent.label : "")
         var line = traceLine(t, event: WorldProcess.view.label, widget: -1, decision: decision, detail: text, reason: why)
         line.topWidget = scenario.widgets[members[top]].id
         if wanted >= 0 {
