@@ -168,6 +168,15 @@ struct Recommendation: Equatable {
         }
     }
 
+    /// The leader's paired difference to the baseline with its 95% half-width
+    /// ("+1.20 ± 0.40"), and how many pairs tie with it; empty when no pair is named.
+    var differenceText: String {
+        guard let s = named.first else { return "" }
+        return (s.difference >= 0 ? "+" : "−") + Self.format(abs(s.difference))
+            + (s.halfWidth.map { " ± " + Self.format($0, like: s.difference) } ?? "")
+            + (named.count > 1 ? " (the first; \(named.count - 1) tied)" : "")
+    }
+
     /// A plain sentence; code (pair names) between backticks.
     var sentence: String {
         let base = baseline.map { "the baseline `\(Self.name($0))`" } ?? "the baseline"
