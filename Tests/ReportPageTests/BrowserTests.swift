@@ -206,6 +206,23 @@ struct LayoutTests {
         try check(written.page, width: 390)
     }
 
+    @Test("a batch's page, with a study among its scenarios: no text over text, nothing cut, no empty chart, nothing too wide")
+    func batchPage() throws {
+        let work = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("batch")
+        let scenarios = ["tiny.yaml", "validation/evening-freeze.yaml", "study-budget.yaml"]
+            .map { repositoryRoot.appendingPathComponent("scenarios/" + $0).path }
+        let r = try runProgram(try widgetsimBinary(), ["batch"] + scenarios
+            + ["--people", "2", "--days", "2", "--warmup-days", "0", "--replications", "2", "--out", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.err)")
+        let page = out.appendingPathComponent("report.html")
+        #expect(try String(contentsOf: page, encoding: .utf8).occurrences(of: "<figure class=\"chart\"") == 3)
+        try check(page, width: 1280)
+        try check(page, width: 390)
+        try Browser.screenshot(page, to: Browser.screenshotFolder.appendingPathComponent("batch.png"), height: 5000)
+    }
+
     @Test("the measure sees text over text and a page wider than the screen")
     func measureCanFail() throws {
         let folder = temporaryFolder()
