@@ -110,6 +110,7 @@ enum PageTemplate {
     figcaption { font-size: 0.92em; color: #333; margin-bottom: 0.4em; }
     p.files { font-size: 0.8em; color: #777; margin: 0.2em 0 0; font-family: ui-monospace, monospace; }
     div.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(500px, 100%), 1fr)); gap: 0 1.5em; }
+    div.grid figure.chart svg { min-width: 500px; }
     @media (max-width: 600px) { body { padding: 1em 0.8em 3em; } h1 { font-size: 1.4em; } }
     p.absent { background: #f6f6f6; border-left: 4px solid #bbb; padding: 0.6em 1em; color: #444; }
     div.scroll { overflow-x: auto; max-width: 100%; }

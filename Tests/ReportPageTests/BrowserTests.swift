@@ -157,7 +157,10 @@ struct LayoutTests {
         #expect(layout.empty.isEmpty, "empty charts: \(layout.empty)")
         #expect(!layout.widths.isEmpty)
         // On a desktop every table fits its box; on a phone a wide one scrolls inside it.
-        if width >= 1000 { #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)") }
+        if width >= 1000 {
+            #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)")
+            #expect(layout.scrolledCharts.isEmpty, "at \(width) px these charts scroll: \(layout.scrolledCharts)")
+        }
         // A chart is never squeezed below a readable width; a narrow screen scrolls it.
         for (id, w) in layout.widths { #expect(w >= min(500, Double(width) - 40), "\(id) is \(w) px wide at \(width) px") }
     }
