@@ -192,7 +192,8 @@ struct Recommendation: Equatable {
             let list = pairs.map { "`\(Self.name($0))`" }
             let names = list.dropLast().joined(separator: ", ") + " and " + list.last!
             let others = named.dropFirst().map(\.difference)
-            let range = others.count == 1 ? Self.format(others[0]) : Self.format(others.min()!) + " … " + Self.format(others.max()!)
+            let low = Self.format(others.min()!), high = Self.format(others.max()!)
+            let range = low == high ? low : low + " … " + high
             return "On \(goal.name) \(pairs.count) pairs are tied — \(names) — their 95% paired intervals overlap, so none is "
                 + "best. " + clause(named[0], base) + "; the other\(others.count == 1 ? "" : "s") differ from the baseline by "
                 + range + (goal.metric.scale == 100 ? " points" : "") + "."
