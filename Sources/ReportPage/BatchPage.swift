@@ -67,14 +67,12 @@ public enum BatchPage {
     }
 
     /// The pairs a goal's chart draws: every pair when the batch runs at most eight,
-    /// else each scenario's baseline and the pairs its recommendation names.
+    /// else the scenarios' baselines, then the pairs their recommendations name.
     static func seriesPairs(_ runs: [BatchRun], goal: Recommendation.Goal) -> [PairKey] {
         let all = Figures.unique(runs.flatMap(\.comparison.pairs))
         if all.count <= 8 { return all }
-        return Figures.unique(runs.flatMap { run in
-            [run.comparison.baseline].compactMap { $0 }
-                + (run.recommendations.first { $0.goal == goal }?.named.map(\.pair) ?? [])
-        })
+        return Figures.unique(runs.compactMap(\.comparison.baseline)
+            + runs.flatMap { run in run.recommendations.first { $0.goal == goal }?.named.map(\.pair) ?? [] })
     }
 }
 
@@ -212,7 +210,9 @@ struct BatchPageValues {
                     return Cell(goal: g.name, verdict: "absent", low: "", high: "", html: "–")
                 }
                 let s = r.named.first
-                let pairs = r.named.map { "`\(Recommendation.name($0.pair))`" }.joined(separator: ", ")
+                // At most three pairs named in the table; the sentences below name every one.
+                let names = r.named.map { "`\(Recommendation.name($0.pair))`" }
+                let pairs = names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
                 return Cell(goal: g.name, verdict: r.verdictWord, low: s.map { String($0.low) } ?? "", high: s.map { String($0.high) } ?? "",
                             html: markup(r.verdictWord + (pairs.isEmpty ? "" : ": " + pairs))
                                 + (r.differenceText.isEmpty ? "" : "<br>" + markup(r.differenceText)))
@@ -252,20 +252,20 @@ struct BatchPageValues {
 
     <h2 id="recommend">Recommendations</h2>
     <p>{{{intro}}}</p>
-    <div class="scroll"><table class="headline" id="batch-recommend-table">
+    <div class="scroll"><table class="headline stack" id="batch-recommend-table">
     <thead><tr><th class="pair">scenario</th><th class="pair">baseline</th>{{#goals}}<th class="pair">{{name}} (<code>{{metric}}</code>)</th>{{/goals}}</tr></thead>
     <tbody>
-    {{#scenarios}}<tr data-scenario="{{name}}"><td class="pair"><a href="{{link}}">{{name}}</a></td><td class="pair"><code>{{baseline}}</code></td>{{#cells}}<td class="pair" data-goal="{{goal}}" data-verdict="{{verdict}}" data-low="{{low}}" data-high="{{high}}">{{{html}}}</td>{{/cells}}</tr>
+    {{#scenarios}}<tr data-scenario="{{name}}"><td class="pair"><a href="{{link}}">{{name}}</a></td><td class="pair" data-label="baseline"><code>{{baseline}}</code></td>{{#cells}}<td class="pair" data-label="{{goal}}" data-goal="{{goal}}" data-verdict="{{verdict}}" data-low="{{low}}" data-high="{{high}}">{{{html}}}</td>{{/cells}}</tr>
     {{/scenarios}}
     </tbody>
     </table></div>
 
     <h2 id="scenarios">Scenarios</h2>
-    <p>One row per scenario; its name opens the scenario's own page (its trade-offs, learning curves, differences and reasons).</p>
-    <div class="scroll"><table class="headline" id="scenarios-table">
+    <p>One row per scenario (on a phone, one block); its name opens the scenario's own page (its trade-offs, learning curves, differences and reasons).</p>
+    <div class="scroll"><table class="headline stack" id="scenarios-table">
     <thead><tr><th class="pair">scenario</th><th>people</th><th>days</th><th>warm-up days</th><th>replications</th><th>pairs</th><th class="pair">baseline</th><th class="pair">note</th></tr></thead>
     <tbody>
-    {{#scenarios}}<tr data-scenario="{{name}}"><td class="pair"><a href="{{link}}">{{name}}</a></td><td>{{people}}</td><td>{{days}}</td><td>{{warmupDays}}</td><td>{{replications}}</td><td>{{pairs}}</td><td class="pair"><code>{{baseline}}</code></td><td class="pair">{{note}}</td></tr>
+    {{#scenarios}}<tr data-scenario="{{name}}"><td class="pair"><a href="{{link}}">{{name}}</a></td><td data-label="people">{{people}}</td><td data-label="days">{{days}}</td><td data-label="warm-up days">{{warmupDays}}</td><td data-label="replications">{{replications}}</td><td data-label="pairs">{{pairs}}</td><td class="pair" data-label="baseline"><code>{{baseline}}</code></td><td class="pair">{{note}}</td></tr>
     {{/scenarios}}
     </tbody>
     </table></div>

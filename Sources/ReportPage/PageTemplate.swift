@@ -128,6 +128,13 @@ enum PageTemplate {
     code { font-family: ui-monospace, monospace; font-size: 0.92em; background: #f3f3f3; padding: 0 0.2em; border-radius: 3px; }
     dl.legend dt { font-weight: 600; font-family: ui-monospace, monospace; margin-top: 0.5em; }
     dl.legend dd { margin-left: 1.5em; }
+    @media (max-width: 600px) {
+      table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+      table.stack thead { display: none; }
+      table.stack tr { border-bottom: 1px solid #ddd; padding: 0.4em 0; }
+      table.stack td { text-align: left; white-space: normal; border: 0; padding: 0.1em 0; }
+      table.stack td[data-label]::before { content: attr(data-label) ": "; color: #666; }
+    }
     </style>
 
     """#

@@ -223,6 +223,9 @@ struct LayoutTests {
         #expect(try String(contentsOf: page, encoding: .utf8).occurrences(of: "<figure class=\"chart\"") == 3)
         try check(page, width: 1280)
         try check(page, width: 390)
+        // On a phone the batch's tables stack their cells: neither scrolls.
+        let phone = try Browser.layout(page, width: 390)
+        #expect(phone.overflowing.isEmpty, "at 390 px these tables scroll: \(phone.overflowing)")
         try Browser.screenshot(page, to: Browser.screenshotFolder.appendingPathComponent("batch.png"), height: 5000)
     }
 
