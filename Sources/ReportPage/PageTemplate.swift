@@ -103,7 +103,8 @@ enum PageTemplate {
     dl.identity { display: grid; grid-template-columns: max-content 1fr; gap: 0.15em 1.2em; font-size: 0.93em; }
     dl.identity dt { color: #666; }
     dl.identity dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
-    nav a { margin-right: 1em; }
+    nav { display: flex; flex-wrap: wrap; gap: 0.2em 1em; }
+    nav a { white-space: nowrap; }
     figure.chart { margin: 1.2em 0; min-width: 0; }
     figure.chart svg { width: 100%; min-width: 560px; height: auto; display: block; }
     div.chartbox { overflow-x: auto; }
