@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import WidgetSimModel
+import WidgetSimReportPage
 import WidgetSimReports
 
 struct Batch: ParsableCommand {
@@ -12,6 +13,16 @@ struct Batch: ParsableCommand {
         <out>/<scenario name>/, as `widgetsim run` would (its CSVs and its
         report.html), then writes <out>/comparison.csv with every scenario's
         comparison rows. Every file is checked before any runs.
+
+        <out>/report.html (its figures' files in <out>/report/) answers the batch
+        at a glance: per scenario, the best pair for each goal (accuracy,
+        freshness as stale_member_share, cost) with its paired 95% interval
+        against that scenario's baseline, tied pairs named together; a row per
+        scenario linking to its own report.html; and each goal's metric drawn
+        for every scenario side by side. --no-report skips it with the
+        scenarios' pages; --resume redraws it; `widgetsim report <out>` redraws
+        it from the folder. A scenario named `report` is refused, its folder
+        being the page's figure folder.
 
         An interrupted batch loses nothing finished: with --resume, scenarios whose
         reports are complete (same file, same options) are skipped and a scenario
@@ -38,7 +49,7 @@ struct Batch: ParsableCommand {
     @Flag(help: "Skip widget_days.csv.")
     var noWidgetDays = false
 
-    @Flag(help: "Skip each scenario's report.html and report/ (the CSVs are written as usual).")
+    @Flag(help: "Skip the batch's and each scenario's report.html and report/ (the CSVs are written as usual).")
     var noReport = false
 
     @Flag(help: "Print only the final lines: no progress, no summary table.")
@@ -68,6 +79,10 @@ struct Batch: ParsableCommand {
                 throw ExitCode(2)
             }
             seen[s.name] = p.scenarioPath
+        }
+        if !noReport, let p = prepared.first(where: { $0.0.name == "report" }) {
+            printError("widgetsim batch: \(p.1.scenarioPath) is named `report`; its folder would be the batch page's report/ (rename the scenario, or use --no-report)")
+            throw ExitCode(2)
         }
         let root = URL(fileURLWithPath: out)
         for (index, (s, provenance)) in prepared.enumerated() {
@@ -126,7 +141,9 @@ struct Batch: ParsableCommand {
         }
         try AtomicFile.write(table.csv, to: root.appendingPathComponent("comparison.csv"))
         try AtomicFile.write(ReportSchema(files: [table.schema]).json(), to: root.appendingPathComponent("schema.json"))
-        print("reports written to \(root.path)/ (combined comparison.csv)")
+        // The batch's page, from the folders just written (gnuplot missing only warns).
+        let page = noReport ? nil : try writeReportPage(in: root, command: "widgetsim batch", optional: true, batch: true)
+        print("reports written to \(root.path)/ (combined comparison.csv\(page == nil ? "" : ", the batch's report.html"))")
     }
 
     func expand(_ inputs: [String]) throws -> [String] {

@@ -14,11 +14,17 @@ struct Report: ParsableCommand {
         gnuplot script are written to report/ beside the page, to restyle a figure.
         A missing or damaged CSV stops it before anything is written (exit status 2).
 
-        Example:
+        On a folder written by `widgetsim batch` (its comparison.csv and no
+        summary.csv), it redraws the batch's page from the scenarios' folders
+        instead; each scenario's own page is redrawn by `widgetsim report
+        <out>/<scenario>`.
+
+        Examples:
           widgetsim report reports/default
+          widgetsim report reports/sweep          # a batch's page
         """)
 
-    @Argument(help: "A run's output folder, or reports/<scenario name> for its latest run without --out.")
+    @Argument(help: "A run's output folder, reports/<scenario name> for its latest run without --out, or a batch's folder.")
     var folder: String
 
     func run() throws {
@@ -28,18 +34,19 @@ struct Report: ParsableCommand {
             printError("widgetsim report: \(folder): no such folder")
             throw ExitCode(2)
         }
-        if let written = try writeReportPage(in: url, command: "widgetsim report") {
+        if let written = try writeReportPage(in: url, command: "widgetsim report", batch: BatchPage.isBatchFolder(url)) {
             print("report written to \(written.page.path)")
         }
     }
 }
 
-/// Builds the page, or prints why not (naming the file at fault) and exits: 2 for bad
+/// Builds the page (a batch folder's page with `batch`), or prints why not (naming the file at fault) and exits: 2 for bad
 /// input, 1 when gnuplot is missing or fails. After a run (`optional`), a missing gnuplot
 /// only warns: the CSVs are complete, and `widgetsim report` can draw them later.
 @discardableResult
-func writeReportPage(in folder: URL, command: String, optional: Bool = false) throws -> ReportPage.Written? {
+func writeReportPage(in folder: URL, command: String, optional: Bool = false, batch: Bool = false) throws -> ReportPage.Written? {
     do {
+        if batch { return try BatchPage.build(in: folder) }
         return try ReportPage.build(in: folder)
     } catch {
         if optional, case .gnuplotMissing = error {

@@ -182,8 +182,12 @@ enum Figures {
             guard case .number(let d?) = r[2], case .number(let h?) = r[3] else { return [] }
             return [d - h, d + h, 0]
         }
+        // The plot area: the chart's width less the pairs' names (at font size 10) and the margins.
+        let width = 560
+        let longest = rows.map { r -> Int in if case .label(let l) = r[0] { l.count } else { 0 } }.max() ?? 0
+        let plotWidth = Double(width) - Double(longest) * LabelPlacement.charWidth * 10 / 11 - 50
         let body = """
-        \(ticks("x", ends, most: 5))set xlabel \(gp("Δ " + (label(m, metric, unit).components(separatedBy: "  [").first ?? m.label)))
+        \(ticks("x", ends, most: 5, width: plotWidth))set xlabel \(gp("Δ " + (label(m, metric, unit).components(separatedBy: "  [").first ?? m.label)))
         set yrange [\(Double(rows.count) - 0.5):-0.5]
         set ytics font ',10'
         set grid noytics
@@ -196,7 +200,7 @@ enum Figures {
         let better = m.lowerIsBetter ? "left of zero is better" : "right of zero is better"
         return Chart(name: name, caption: "\(metric): each pair minus the baseline (\(baseline)), 95% paired interval; \(better).",
                      data: [(file, ChartData.csv(["pair", "row", "difference", "ci95_half_width", "baseline"], rows))],
-                     body: body, width: 560, height: 110 + 20 * rows.count, marks: rows.count)
+                     body: body, width: width, height: 110 + 20 * rows.count, marks: rows.count)
     }
 
     /// Counts per reason code, stacked, one bar per pair.
@@ -339,12 +343,28 @@ enum Figures {
     }
 
     /// `set xtics`/`set ytics` lines for an axis over `values` (with a margin), at most
-    /// `most` ticks, labels in their shortest form.
-    static func ticks(_ axis: String, _ values: [Double], most: Int) -> String {
+    /// `most` ticks, labels in their shortest form; with `width` (the axis's length in
+    /// pixels), fewer ticks until their labels fit side by side along it.
+    static func ticks(_ axis: String, _ values: [Double], most: Int, width: Double? = nil) -> String {
         guard let lo = values.min(), let hi = values.max() else { return "" }
         let pad = max(hi - lo, abs(hi) * 0.1, 1e-12) * 0.1
+        var most = most
+        while let width, most > 1, let step = tickStep(lo - pad, hi + pad, most: most),
+              tickLabelsWidth(lo - pad, hi + pad, step) > width {
+            most -= 1
+        }
         guard let step = tickStep(lo - pad, hi + pad, most: most) else { return "" }
         return "set \(axis)tics \(step)\nset format \(axis) '%.6g'\n"
+    }
+
+    /// The pixels the labels of the ticks every `step` across `low … high` take side by side:
+    /// gnuplot widens the axis to whole steps, and writes each label with '%.6g' in
+    /// digits 7 pixels wide at the charts' font size; a gap of 12 pixels between labels.
+    static func tickLabelsWidth(_ low: Double, _ high: Double, _ step: Double) -> Double {
+        let first = (low / step).rounded(.down), last = (high / step).rounded(.up)
+        return stride(from: first, through: last, by: 1).map { k in
+            Double(String(format: "%.6g", k * step).count) * 7 + 12
+        }.reduce(0, +)
     }
 
     static func unique<T: Hashable>(_ xs: [T]) -> [T] {

@@ -168,6 +168,15 @@ struct Recommendation: Equatable {
         }
     }
 
+    /// The leader's paired difference to the baseline with its 95% half-width
+    /// ("+1.20 ± 0.40"), and how many pairs tie with it; empty when no pair is named.
+    var differenceText: String {
+        guard let s = named.first else { return "" }
+        return (s.difference >= 0 ? "+" : "−") + Self.format(abs(s.difference))
+            + (s.halfWidth.map { " ± " + Self.format($0, like: s.difference) } ?? "")
+            + (named.count > 1 ? " (the first; \(named.count - 1) tied)" : "")
+    }
+
     /// A plain sentence; code (pair names) between backticks.
     var sentence: String {
         let base = baseline.map { "the baseline `\(Self.name($0))`" } ?? "the baseline"
@@ -183,7 +192,8 @@ struct Recommendation: Equatable {
             let list = pairs.map { "`\(Self.name($0))`" }
             let names = list.dropLast().joined(separator: ", ") + " and " + list.last!
             let others = named.dropFirst().map(\.difference)
-            let range = others.count == 1 ? Self.format(others[0]) : Self.format(others.min()!) + " … " + Self.format(others.max()!)
+            let low = Self.format(others.min()!), high = Self.format(others.max()!)
+            let range = low == high ? low : low + " … " + high
             return "On \(goal.name) \(pairs.count) pairs are tied — \(names) — their 95% paired intervals overlap, so none is "
                 + "best. " + clause(named[0], base) + "; the other\(others.count == 1 ? "" : "s") differ from the baseline by "
                 + range + (goal.metric.scale == 100 ? " points" : "") + "."

@@ -59,6 +59,17 @@ public enum ReportPage {
         let sections = Sections.make(inputs)
         let charts = sections.flatMap(\.charts)
 
+        let page = try write(charts, in: folder, gnuplot: gnuplot) { svgs in Page(inputs, sections, svgs).render() }
+        return Written(page: page, charts: charts.map(\.name),
+                       absentSections: sections.compactMap { $0.absent == nil ? nil : $0.anchor })
+    }
+
+    /// Draws `charts` with gnuplot in a temporary folder inside `folder`, renders the page
+    /// from their SVGs (by chart name), then swaps in `report/` and `report.html`, a rename
+    /// each, so that a reader never sees a page whose figures' files are missing. Returns
+    /// the page's URL.
+    static func write(_ charts: [Chart], in folder: URL, gnuplot: String,
+                      page render: ([String: String]) -> String) throws(BuildError) -> URL {
         let fm = FileManager.default
         let temporary = folder.appendingPathComponent(".report-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max))")
         let chartsFolder = temporary.appendingPathComponent("report")
@@ -84,13 +95,11 @@ public enum ReportPage {
             }
             svgs[chart.name] = inlineSVG(text)
         }
-        let html = Page(inputs, sections, svgs).render()
+        let html = render(svgs)
         let page = folder.appendingPathComponent("report.html")
         let finalCharts = folder.appendingPathComponent("report")
         do {
             try html.write(to: temporary.appendingPathComponent("report.html"), atomically: false, encoding: .utf8)
-            // Swap in report/ first, then the page (a rename each): a reader never sees
-            // a page whose figures' files are missing.
             let old = temporary.appendingPathComponent("old-report")
             if fm.fileExists(atPath: finalCharts.path) { try fm.moveItem(at: finalCharts, to: old) }
             try fm.moveItem(at: chartsFolder, to: finalCharts)
@@ -100,8 +109,7 @@ public enum ReportPage {
         } catch {
             throw .gnuplotFailed("cannot write report.html into \(folder.path): \(error.localizedDescription)")
         }
-        return Written(page: page, charts: charts.map(\.name),
-                       absentSections: sections.compactMap { $0.absent == nil ? nil : $0.anchor })
+        return page
     }
 
     static func runGnuplot(_ gnuplot: String, scripts: [String], in folder: URL) throws(BuildError) {
@@ -268,7 +276,19 @@ struct Page {
     struct Column: Sendable { var column: String; var label: String }
     struct Cell: Sendable { var metric: String; var mean: String; var halfWidth: String; var text: String }
     struct HeadlineRow: Sendable { var budget: String; var ranking: String; var baseline: Bool; var cells: [Cell] }
-    struct Figure: Sendable { var name: String; var caption: String; var svg: String; var files: String; var marks: Int }
+    struct Figure: Sendable {
+        var name: String; var caption: String; var svg: String; var files: String; var marks: Int
+
+        /// A chart as the `chart` partial shows it, with its SVG from `svgs` (by chart name).
+        init(_ chart: Chart, _ svgs: [String: String]) {
+            self.init(name: chart.name, caption: markup(chart.caption), svg: svgs[chart.name] ?? "",
+                      files: chart.data.map { "report/" + $0.file }.joined(separator: " · "), marks: chart.marks)
+        }
+
+        init(name: String, caption: String, svg: String, files: String, marks: Int) {
+            self.name = name; self.caption = caption; self.svg = svg; self.files = files; self.marks = marks
+        }
+    }
     struct FigureSection: Sendable {
         var anchor: String; var title: String; var intro: String; var absent: String?; var layout: String; var charts: [Figure]
         var html: String
@@ -324,10 +344,7 @@ struct Page {
                             text: formatEstimate(e, scale: m.scale))
             })
         }
-        func figure(_ chart: Chart) -> Figure {
-            Figure(name: chart.name, caption: markup(chart.caption), svg: svgs[chart.name] ?? "",
-                   files: chart.data.map { "report/" + $0.file }.joined(separator: " · "), marks: chart.marks)
-        }
+        func figure(_ chart: Chart) -> Figure { Figure(chart, svgs) }
         figureSections = sections.filter { !$0.lead }.map { s in
             FigureSection(anchor: s.anchor, title: s.title, intro: markup(s.intro), absent: s.absent.map(markup), layout: s.layout,
                           charts: s.charts.map(figure), html: s.html)
@@ -337,11 +354,7 @@ struct Page {
                 let d = r.named.first
                 return Answer(goal: r.goal.name, metric: r.column, verdict: r.verdictWord,
                               pairs: r.named.map { Recommendation.name($0.pair) }.joined(separator: ", "),
-                              difference: r.named.first.map { s in
-                                  (s.difference >= 0 ? "+" : "−") + Recommendation.format(abs(s.difference))
-                                      + (s.halfWidth.map { " ± " + Recommendation.format($0, like: s.difference) } ?? "")
-                                      + (r.named.count > 1 ? " (the first; \(r.named.count - 1) tied)" : "")
-                              } ?? "",
+                              difference: r.differenceText,
                               differenceMean: d.map { String($0.difference) } ?? "",
                               low: d.map { String($0.low) } ?? "", high: d.map { String($0.high) } ?? "",
                               sentence: markup(r.sentence))
@@ -364,6 +377,7 @@ struct Page {
         let library = MustacheLibrary(templates: [
             "page": try! MustacheTemplate(string: PageTemplate.text),
             "chart": try! MustacheTemplate(string: PageTemplate.chart),
+            "style": try! MustacheTemplate(string: PageTemplate.style),
         ])
         return library.render(self, withTemplate: "page")!
     }

@@ -106,14 +106,19 @@ extension Browser {
         var widths: [String: Double]
         /// Tables wider than their box (which then scrolls), by id.
         var overflowing: [String]
+        /// Charts wider than their box (which then scrolls, hiding a part), by figure id.
+        var scrolledCharts: [String]
     }
 
     static let measureScript = #"""
     <script>
     (function () {
-      var out = { viewport: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, overlaps: [], cut: [], empty: [], widths: {}, overflowing: [] };
+      var out = { viewport: window.innerWidth, scrollWidth: document.documentElement.scrollWidth, overlaps: [], cut: [], empty: [], widths: {}, overflowing: [], scrolledCharts: [] };
       document.querySelectorAll('div.scroll').forEach(function (d) {
         if (d.scrollWidth > d.clientWidth + 1) { var t = d.querySelector('table'); out.overflowing.push(t ? t.id : '?'); }
+      });
+      document.querySelectorAll('figure.chart div.chartbox').forEach(function (d) {
+        if (d.scrollWidth > d.clientWidth + 1) out.scrolledCharts.push(d.parentNode.id);
       });
       function corners(t) {
         var b = t.getBBox(), m = t.getScreenCTM();

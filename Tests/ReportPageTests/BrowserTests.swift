@@ -157,7 +157,10 @@ struct LayoutTests {
         #expect(layout.empty.isEmpty, "empty charts: \(layout.empty)")
         #expect(!layout.widths.isEmpty)
         // On a desktop every table fits its box; on a phone a wide one scrolls inside it.
-        if width >= 1000 { #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)") }
+        if width >= 1000 {
+            #expect(layout.overflowing.isEmpty, "at \(width) px these tables scroll: \(layout.overflowing)")
+            #expect(layout.scrolledCharts.isEmpty, "at \(width) px these charts scroll: \(layout.scrolledCharts)")
+        }
         // A chart is never squeezed below a readable width; a narrow screen scrolls it.
         for (id, w) in layout.widths { #expect(w >= min(500, Double(width) - 40), "\(id) is \(w) px wide at \(width) px") }
     }
@@ -204,6 +207,26 @@ struct LayoutTests {
         #expect(try String(contentsOf: written.page, encoding: .utf8).contains("id=\"targets-table\""))
         try check(written.page, width: 1280)
         try check(written.page, width: 390)
+    }
+
+    @Test("a batch's page, with a study among its scenarios: no text over text, nothing cut, no empty chart, nothing too wide")
+    func batchPage() throws {
+        let work = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let out = work.appendingPathComponent("batch")
+        let scenarios = ["tiny.yaml", "validation/evening-freeze.yaml", "study-budget.yaml"]
+            .map { repositoryRoot.appendingPathComponent("scenarios/" + $0).path }
+        let r = try runProgram(try widgetsimBinary(), ["batch"] + scenarios
+            + ["--people", "2", "--days", "2", "--warmup-days", "0", "--replications", "2", "--out", out.path, "--quiet"])
+        #expect(r.status == 0, "\(r.err)")
+        let page = out.appendingPathComponent("report.html")
+        #expect(try String(contentsOf: page, encoding: .utf8).occurrences(of: "<figure class=\"chart\"") == 3)
+        try check(page, width: 1280)
+        try check(page, width: 390)
+        // On a phone the batch's tables stack their cells: neither scrolls.
+        let phone = try Browser.layout(page, width: 390)
+        #expect(phone.overflowing.isEmpty, "at 390 px these tables scroll: \(phone.overflowing)")
+        try Browser.screenshot(page, to: Browser.screenshotFolder.appendingPathComponent("batch.png"), height: 5000)
     }
 
     @Test("the measure sees text over text and a page wider than the screen")

@@ -19,6 +19,24 @@ struct ChartTests {
         #expect(chart.body.contains("set linetype cycle 11"))
     }
 
+    @Test("a forest of long pair names and six-digit differences: its x tick labels fit side by side")
+    func forestTickLabelsFit() throws {
+        let baseline = PairKey(budget: "daily_quota", ranking: "static")
+        let others = [PairKey(budget: "view_weighted", ranking: "empirical_bayes"), PairKey(budget: "unlimited", ranking: "empirical_bayes")]
+        var c = ComparisonTable()
+        c.pairs = [baseline] + others
+        c.baseline = baseline
+        c.entries["energy"] = [baseline: (Estimate(mean: 134313, halfWidth: 1847), nil),
+                               others[0]: (Estimate(mean: 55727, halfWidth: 2722), Estimate(mean: -595969.5, halfWidth: 1538)),
+                               others[1]: (Estimate(mean: 204553, halfWidth: 2438), Estimate(mean: 423662.1, halfWidth: 734))]
+        let chart = try #require(Figures.forest(c, .energy, unit: ""))
+        // The demo page drew −750000 … 750000 every 250000 in a plot area some 300 px wide,
+        // seven labels of seven characters running together.
+        let line = try #require(chart.body.split(separator: "\n").first { $0.hasPrefix("set xtics ") })
+        let step = try #require(Double(line.split(separator: " ")[2]))
+        #expect(step >= 500000, "\(line)")
+    }
+
     @Test("learning curves: a 95% band per ranking over replications, the static line drawn last")
     func learningBands() throws {
         var d = DailyTable()

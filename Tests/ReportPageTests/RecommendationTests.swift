@@ -60,6 +60,17 @@ struct RecommendationTests {
         #expect(try #require(Recommendation.make(weak, goal: .accuracy)).verdict == .tie([pair("empirical_bayes"), pair("thompson")]))
     }
 
+    @Test("a tie whose other pairs' differences print alike names one figure, not a range from it to itself")
+    func tieOfEqualFigures() throws {
+        let c = comparison([(Self.baseline, 0.3255, nil, nil),
+                            (pair("empirical_bayes"), 0.3351, 0.0096, 0.0030),
+                            (pair("thompson"), 0.3329, 0.00741, 0.0020),
+                            (pair("hybrid"), 0.3330, 0.00744, 0.0020)])
+        let r = try #require(Recommendation.make(c, goal: .accuracy))
+        #expect(r.verdict == .tie([pair("empirical_bayes"), pair("hybrid"), pair("thompson")]))
+        #expect(r.sentence.hasSuffix("the others differ from the baseline by 0.74 points."), "\(r.sentence)")
+    }
+
     @Test("nothing better than the baseline beyond noise: the page says so")
     func noneBetter() throws {
         let c = comparison([(Self.baseline, 0.3255, nil, nil),
