@@ -37,9 +37,59 @@ public struct DailyProfile: PiecewiseConstantRate, Sendable {
     }
 }
 
+/// The pieces of a rate as one run of `poissonArrivals` reads them: at times that never
+/// decrease, and before the run's end. A reader may keep where it is (an index into a
+/// table of pieces), and may step over the pieces that hold no arrival in one go
+/// (`skipPieces`).
+public protocol RatePieces {
+    /// The rate (arrivals per millisecond, ≥ 0) on the piece that contains `t`, and the
+    /// end of that piece (> t), as `PiecewiseConstantRate.piece(containing:)` gives them.
+    mutating func piece(containing t: Double) -> (rate: Double, end: Double)
+
+    /// At `t`, the end of the piece last given and before `limit`, with `need` of
+    /// integrated rate to go before the next arrival: the pieces from `t` on that the
+    /// loop of `poissonArrivals` would walk through without an arrival, each taking its
+    /// capacity (rate × length) off `need`, then the piece after them (its start, rate
+    /// and end), which holds the arrival or reaches `limit`. Nil leaves the loop to ask
+    /// `piece(containing: t)`. Whatever it answers, the arrivals are the same.
+    mutating func skipPieces(from t: Double, before limit: Double, need: inout Double)
+        -> (start: Double, rate: Double, end: Double)?
+}
+
+extension RatePieces {
+    @inlinable
+    public mutating func skipPieces(from t: Double, before limit: Double, need: inout Double)
+        -> (start: Double, rate: Double, end: Double)? { nil }
+}
+
+/// The pieces of a `PiecewiseConstantRate`, asked for one at a time.
+public struct PiecesOfRate<Rate: PiecewiseConstantRate>: RatePieces {
+    @usableFromInline let rate: Rate
+
+    @inlinable
+    public init(_ rate: Rate) { self.rate = rate }
+
+    @inlinable
+    public func piece(containing t: Double) -> (rate: Double, end: Double) { rate.piece(containing: t) }
+}
+
 extension RandomStream {
     /// Arrival times in `[start, end)` of a Poisson process with a piecewise-constant
     /// rate, in whole milliseconds (each arrival rounded down).
+    ///
+    /// Inlinable so that callers get a copy specialised for their rate type: called
+    /// through the protocol, `piece(containing:)` costs more than the rest of the loop.
+    @inlinable
+    public func poissonArrivals(
+        from start: SimTimeLike, to end: SimTimeLike, rate: some PiecewiseConstantRate,
+        into result: inout [Int64]
+    ) {
+        var pieces = PiecesOfRate(rate)
+        poissonArrivals(from: start, to: end, pieces: &pieces, into: &result)
+    }
+
+    /// Arrival times in `[start, end)` of a Poisson process whose rate is read from
+    /// `pieces`, in whole milliseconds (each arrival rounded down).
     ///
     /// The method is inversion of the integrated rate: unit-mean exponential gaps are
     /// laid out on the cumulative-intensity axis and mapped back to clock time piece
@@ -47,26 +97,25 @@ extension RandomStream {
     /// draws depends only on the number of arrivals (one per arrival, plus one), which
     /// keeps streams aligned.
     ///
-    /// Inlinable so that callers get a copy specialised for their rate type: called
-    /// through the protocol, `piece(containing:)` costs more than the rest of the loop.
     /// The arrivals of one piece are drawn in an inner loop that keeps the piece, and
     /// they reach `result` in batches through a buffer on the stack (an append to
     /// `result` would check its storage at every arrival).
     @inlinable
     public func poissonArrivals(
-        from start: SimTimeLike, to end: SimTimeLike, rate: some PiecewiseConstantRate,
-        into result: inout [Int64]
+        from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces, into result: inout [Int64]
     ) {
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 64) { batch in
+        // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation` keeps
+        // on the stack (a larger buffer would be allocated at every call).
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
             let base = batch.baseAddress!
             var filled = 0
             var t = Double(start)
             let limit = Double(end)
             var need = exponential(mean: 1)
             pieces: while t < limit {
-                let (r, pieceEnd) = rate.piece(containing: t)
-                let reach = Swift.min(pieceEnd, limit)
-                while true {
+                var (r, pieceEnd) = pieces.piece(containing: t)
+                piece: while true {
+                    let reach = Swift.min(pieceEnd, limit)
                     // A piece must end after t; should rounding ever say otherwise, step
                     // past t rather than stall.
                     let stop = reach > t ? reach : t.nextUp
@@ -93,6 +142,12 @@ extension RandomStream {
                         need -= capacity
                     }
                     t = stop
+                    // At the piece's end, before the limit: the pieces without an arrival
+                    // stepped over at once, when the reader can.
+                    if t == pieceEnd && t < limit, let next = pieces.skipPieces(from: t, before: limit, need: &need) {
+                        (t, r, pieceEnd) = next
+                        continue piece
+                    }
                     continue pieces
                 }
             }

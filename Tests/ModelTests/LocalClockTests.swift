@@ -97,9 +97,9 @@ import WidgetSimSampling
         for clock in [try Self.clock(), Self.flat] {
             let hours = LocalHours(clock)
             let expected = LocalHourRate(clock: clock, hourlyRate: rate)
-            hours.spans.withUnsafeBufferPointer { spans in
+            hours.spans.withUnsafeBufferPointer { spans in hours.ends.withUnsafeBufferPointer { ends in
                 rate.withUnsafeBufferPointer { rates in
-                    var pieces = LocalHours.Pieces(spans: spans, hourlyRate: rates)
+                    var pieces = LocalHours.Pieces(spans: spans, ends: ends, hourlyRate: rates)
                     var start = 0.0
                     for span in spans {
                         let end = Double(span.end)
@@ -113,7 +113,7 @@ import WidgetSimSampling
                         if span.end >= clock.end { break }
                     }
                 }
-            }
+            } }
         }
         #expect(asked > 5 * 28 * 24)
     }

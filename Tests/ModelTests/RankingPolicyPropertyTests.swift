@@ -52,7 +52,7 @@ final class RandomStackDriver {
         var order = Array(0 ..< members)
         lambda.withUnsafeBufferPointer { buffer in
             policy.rank(
-                ViewContext(time: time, hour: hour, weekday: weekday, groundTruthInterest: buffer),
+                ViewContext(time: time, hour: hour, weekday: weekday, groundTruthInterest: MemberInterest(buffer)),
                 history: history, order: &order)
         }
         let top = order[0]

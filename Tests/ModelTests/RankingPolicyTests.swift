@@ -24,9 +24,9 @@ func rankOnce(
 ) -> [Int] {
     var order = Array(0 ..< history.members)
     let interest = lambda ?? Array(repeating: 0, count: history.members)
-    interest.withUnsafeBufferPointer { buffer in
+    MemberInterest.withValues(interest) { interest in
         policy.rank(
-            ViewContext(time: time, hour: hour, weekday: weekday, groundTruthInterest: buffer),
+            ViewContext(time: time, hour: hour, weekday: weekday, groundTruthInterest: interest),
             history: history, order: &order)
     }
     return order

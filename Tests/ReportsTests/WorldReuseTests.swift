@@ -4,8 +4,8 @@ import WidgetSimKernel
 import WidgetSimSampling
 @testable import WidgetSimModel
 
-/// A `WorldBuilder` writes each person's lists over the last person's (`replaceAll`,
-/// `resizeForOverwrite`), longer or shorter, and shares the clock of those who stay at
+/// A `WorldBuilder` writes each person's lists over the last person's (`Array.resize(to:filler:)`),
+/// longer or shorter, and shares the clock of those who stay at
 /// home: each world it builds must be the one a fresh builder builds for that person.
 @Suite struct WorldReuseTests {
     /// Every list of `w` the engine reads, one string each.

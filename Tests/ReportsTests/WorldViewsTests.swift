@@ -4,8 +4,9 @@ import WidgetSimKernel
 @testable import WidgetSimModel
 
 /// The loop that builds views whose λ depends on the local hour and weekday alone
-/// (`WorldBuilder.buildViewsByHour`) against the general loop of `buildViews`: the same
-/// records, field by field, and the same draws after them.
+/// (`WorldBuilder.buildViewsByHour`) against the general loop (`buildViewsOneByOne`): the
+/// same records, field by field, the same λ of the members at each view, and the same
+/// draws after them.
 @Suite struct WorldViewsTests {
     static func records(_ s: Scenario, ownLoop: Bool, people: Int) throws -> [[String]] {
         let builder = try WorldBuilder(scenario: s)
@@ -13,10 +14,13 @@ import WidgetSimKernel
         var rows: [[String]] = []
         for person in 0 ..< people {
             let w = builder.build(person: person, replication: 1)
-            #expect(w.interestByHour, "the scenario's views take the by-hour loop")
-            rows.append(w.views.map {
-                "\($0.time) \($0.hour) \($0.weekday) \($0.wanted) \($0.wouldSwipe) \($0.wouldTap) "
-                    + "\($0.bestChanceNano) \($0.wantedChanceNano) \($0.standBy)"
+            #expect(w.interestByHour == ownLoop, "the by-hour loop keeps one table of λ, the general loop a row per view")
+            let n = s.stack.members.count
+            rows.append(w.views.enumerated().map { i, v in
+                // The members' λ at the view: the row of its hour and weekday, or its own.
+                let row = w.interestByHour ? (Int(v.weekday) * 24 + Int(v.hour)) * n : i * n
+                return "\(v.time) \(v.hour) \(v.weekday) \(v.wanted) \(v.wouldSwipe) \(v.wouldTap) "
+                    + "\(v.bestChanceNano) \(v.wantedChanceNano) \(v.standBy) \(w.viewInterest[row ..< row + n])"
             })
             // The streams the views draw from are where the general loop leaves them.
             rows.append(["\(builder.stream(StreamProcess.wanted).uniform()) \(builder.stream(StreamProcess.feedback).uniform())"])

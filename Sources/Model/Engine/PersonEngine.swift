@@ -1044,7 +1044,7 @@ public final class PersonEngine {
             let interestRow = interestByHour ? weekday * 24 + hour : index
             let context = ViewContext(
                 time: t, hour: hour, weekday: weekday,
-                groundTruthInterest: UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n))
+                groundTruthInterest: MemberInterest(UnsafeBufferPointer(start: interestBase! + interestRow * n, count: n)))
             ranking.rank(context, history: history, order: &order)
         }
         if anyAdded { putAbsentLast(&order, at: t) }

@@ -12,14 +12,42 @@ public struct ViewContext {
     public var weekday: Int
     /// Latent interest λ of each stack member at this view. This is the ground truth
     /// the person's behaviour is drawn from: only `oracle` may read it.
-    public var groundTruthInterest: UnsafeBufferPointer<Double>
+    public var groundTruthInterest: MemberInterest
 
-    /// The context of one view (the engine makes it; tests may too).
-    public init(time: SimTime, hour: Int, weekday: Int, groundTruthInterest: UnsafeBufferPointer<Double>) {
+    /// The context of one view (the engine makes it; tests may too, with
+    /// `MemberInterest.withValues(_:_:)`).
+    public init(time: SimTime, hour: Int, weekday: Int, groundTruthInterest: MemberInterest) {
         self.time = time
         self.hour = hour
         self.weekday = weekday
         self.groundTruthInterest = groundTruthInterest
+    }
+}
+
+/// One value per stack member, in member order, read in place from the engine's
+/// tables: `interest[m]` is member m's (checked against `count`). It is valid during
+/// the call it comes with; a policy that wants values later copies them
+/// (`Array(interest)`), as they change from view to view.
+public struct MemberInterest: RandomAccessCollection {
+    private let values: UnsafeBufferPointer<Double>
+
+    /// The values at `values`, which the caller keeps alive while this is read.
+    init(_ values: UnsafeBufferPointer<Double>) {
+        self.values = values
+    }
+
+    /// Calls `body` with a view of `values` (one per member), valid during the call.
+    public static func withValues<R>(_ values: [Double], _ body: (MemberInterest) throws -> R) rethrows -> R {
+        try values.withUnsafeBufferPointer { try body(MemberInterest($0)) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { values.count }
+
+    /// Member `m`'s value; `m` must be in `0 ..< count`.
+    public subscript(m: Int) -> Double {
+        precondition(m >= 0 && m < values.count, "a member outside the stack")
+        return values[m]
     }
 }
 

@@ -2,7 +2,8 @@ import WidgetSimKernel
 
 /// Everything observable about one person's stack that ranking policies may use
 /// (MODEL §5): donations, feedback, views and each member's relevance, current and
-/// past. The engine writes it; policies only read it. Never holds ground truth.
+/// past. The engine writes it (its writers are internal to this module); policies
+/// only read it. Never holds ground truth.
 ///
 /// Counts by hour are flat arrays indexed `member * 24 + hour`; by weekday and hour,
 /// `member * 168 + weekday * 24 + hour`.
@@ -68,12 +69,12 @@ public final class StackHistory {
     /// The number of scores recorded for each member.
     @exclusivity(unchecked) private var scoreTotals: [Int] = []
 
-    /// An empty history; ``reset(members:)`` sizes it for a person.
+    /// An empty history; the engine sizes it for each person.
     public init() {}
 
     /// Clears everything for a new person with `members` stack members, reusing the
     /// previous person's storage (it runs once per person and policy pair).
-    public func reset(members: Int) {
+    func reset(members: Int) {
         self.members = members
         countsVersion += 1
         hourVersions.resetFlat(count: 24, to: countsVersion)
@@ -100,10 +101,10 @@ public final class StackHistory {
         scoreTotals.resetFlat(count: members, to: 0)
     }
 
-    // MARK: - Written by the engine
+    // MARK: - Written by the engine (internal: policies in other modules cannot)
 
-    /// Records a donation of `member`'s app (the engine does, before telling the ranking). Not for policies.
-    public func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
+    /// Records a donation of `member`'s app (the engine does, before telling the ranking).
+    func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
         countsVersion += 1
         changed(hour: hour, member: m, swipe: false)
         lastDonation[m] = time
@@ -112,8 +113,8 @@ public final class StackHistory {
         donationsByWeekdayHour[m * 168 + weekday * 24 + hour] += 1
     }
 
-    /// Records a view's outcome (the engine does, before `observe`). Not for policies.
-    public func recordView(top: Int, swipedTo: Int?, tapped: Int?, hour: Int, weekday: Int) {
+    /// Records a view's outcome (the engine does, before `observe`).
+    func recordView(top: Int, swipedTo: Int?, tapped: Int?, hour: Int, weekday: Int) {
         if top != previousTop { addTopRun() }
         topRun &+= 1
         previousTop = top
@@ -145,7 +146,7 @@ public final class StackHistory {
     }
 
     /// Adds one relevance score to `member`'s history. O(distinct scores).
-    public func recordRelevance(member m: Int, score: Double) {
+    func recordRelevance(member m: Int, score: Double) {
         scoreTotals[m] += 1
         let i = scoreValues[m].withUnsafeBufferPointer { Self.lowerBound($0, score) }
         if i < scoreValues[m].count && scoreValues[m][i] == score {

@@ -212,13 +212,15 @@ extension LocalHours {
     /// are the clock's). Like `LocalHourRate`, a piece asked for less than 1 ms before its
     /// span's end lasts 1 ms (the end is never closer than that).
     /// Asked with times that never decrease, it keeps the index of the last span it gave.
-    struct Pieces {
+    struct Pieces: RatePieces {
         let spans: UnsafeBufferPointer<Span>
+        let ends: UnsafeBufferPointer<Double>
         let hourlyRate: UnsafeBufferPointer<Double>
         var index = 0
 
-        init(spans: UnsafeBufferPointer<Span>, hourlyRate: UnsafeBufferPointer<Double>) {
+        init(spans: UnsafeBufferPointer<Span>, ends: UnsafeBufferPointer<Double>, hourlyRate: UnsafeBufferPointer<Double>) {
             self.spans = spans
+            self.ends = ends
             self.hourlyRate = hourlyRate
         }
 
@@ -235,18 +237,41 @@ extension LocalHours {
             let end = Double(span.end)
             return (hourlyRate[Int(span.hour)], Swift.max(end, t + 1))
         }
+
+        /// At the end of the span's own piece (not one stretched to 1 ms): the next span,
+        /// whose end is at least 1 ms on (so the piece is the span), and the spans after
+        /// it while none holds the next arrival, each with the steps of the arrivals'
+        /// loop: no arrival in the piece (`need` above its capacity), `need` less the
+        /// capacity, t at its end. Each step's t, the end of the span before, is read
+        /// from `ends` as the step needs it.
+        @inline(__always)
+        mutating func skipPieces(from t: Double, before limit: Double, need: inout Double)
+            -> (start: Double, rate: Double, end: Double)? {
+            guard t == ends[index] else { return nil }
+            var i = index
+            while true {
+                i &+= 1
+                let spanEnd = ends[i], spanRate = hourlyRate[Int(spans[i].hour)]
+                assert(spanEnd > ends[i &- 1], "spans end one after another")
+                if spanEnd >= limit { break }
+                if spanRate > 0 {
+                    let capacity = spanRate * (spanEnd - ends[i &- 1])
+                    if need <= capacity { break }
+                    need -= capacity
+                }
+            }
+            index = i
+            return (ends[i &- 1], hourlyRate[Int(spans[i].hour)], ends[i])
+        }
     }
 
     /// Arrival times in `[start, end)` of the Poisson process whose rate in each local
     /// hour is `hourlyRate[hour]` (24 entries, as `LocalHourRate.hourlyRate` gives
     /// them): the same draws and times as `poissonArrivals` with
     /// `LocalHourRate(clock:hourlyRate:)` on these hours' clock, with `end` at most the
-    /// clock's end.
-    ///
-    /// The loop is `RandomStream.poissonArrivals` with `Pieces` written out, and one
-    /// shortcut: a piece that ends at its span's end, before `end`, is followed by the
-    /// next span's piece (what `Pieces` answers at that end), taken without asking.
-    /// Not inlined: in a loop of its own, the arrivals keep more of their state in
+    /// clock's end, read from the spans (`Pieces`), which step over the hours without
+    /// an arrival at once.
+    /// Not inlined: in a function of its own, the arrivals keep more of their state in
     /// registers than inlined into a builder's larger loop.
     @inline(never)
     public func poissonArrivals(
@@ -254,79 +279,14 @@ extension LocalHours {
     ) {
         precondition(hourlyRate.count == 24, "a rate per local hour has 24 entries")
         precondition(start >= end || spans.last.map { $0.end >= end } == true, "arrivals past the clock's end")
-        spans.withUnsafeBufferPointer { spanBuffer in ends.withUnsafeBufferPointer { endBuffer in
-            hourlyRate.withUnsafeBufferPointer { rateBuffer in
-                // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation`
-                // keeps on the stack (a larger buffer would be allocated at every call).
-                withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
-                    let base = batch.baseAddress!
-                    var filled = 0
-                    var t = Double(start)
-                    let limit = Double(end)
-                    var need = stream.exponential(mean: 1)
-                    var pieces = Pieces(spans: spanBuffer, hourlyRate: rateBuffer)
-                    pieces: while t < limit {
-                        var (r, pieceEnd) = pieces.piece(containing: t)
-                        piece: while true {
-                            let reach = Swift.min(pieceEnd, limit)
-                            // A piece must end after t; should rounding ever say otherwise,
-                            // step past t rather than stall.
-                            let stop = reach > t ? reach : t.nextUp
-                            if r > 0 {
-                                let capacity = r * (stop - t)
-                                if need <= capacity {
-                                    t += need / r
-                                    // Truncation is the floor for t ≥ 0, the times of a run; t
-                                    // is below `limit` (an Int64), so its integer part fits.
-                                    let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
-                                    if ms >= end { break pieces }
-                                    if filled == batch.count {
-                                        result.append(contentsOf: batch)
-                                        filled = 0
-                                    }
-                                    (base + filled).initialize(to: ms)
-                                    filled &+= 1
-                                    need = stream.exponential(mean: 1)
-                                    // The piece still holds while t is 1 ms or more before its
-                                    // end: the same answer, without asking again.
-                                    if t < limit && t + 1 <= pieceEnd { continue }
-                                    continue pieces
-                                }
-                                need -= capacity
-                            }
-                            t = stop
-                            // At the end of the span's own piece, before the limit: the next
-                            // span, whose end is at least 1 ms on (so the piece is the span),
-                            // and the spans after it while none holds the next arrival,
-                            // each with the steps of the loop above: no arrival in the piece
-                            // (`need` above its capacity), `need` less the capacity, t at its end.
-                            // Each step's t, the end of the span before, is read from `ends`
-                            // as the step needs it, and set once the steps stop.
-                            if t == pieceEnd && t == endBuffer[pieces.index] && t < limit {
-                                var i = pieces.index
-                                while true {
-                                    i &+= 1
-                                    let spanEnd = endBuffer[i], spanRate = rateBuffer[Int(spanBuffer[i].hour)]
-                                    assert(spanEnd > endBuffer[i &- 1], "spans end one after another")
-                                    if spanEnd >= limit { break }
-                                    if spanRate > 0 {
-                                        let capacity = spanRate * (spanEnd - endBuffer[i &- 1])
-                                        if need <= capacity { break }
-                                        need -= capacity
-                                    }
-                                }
-                                pieces.index = i
-                                t = endBuffer[i &- 1]
-                                (r, pieceEnd) = (rateBuffer[Int(spanBuffer[i].hour)], endBuffer[i])
-                                continue piece
-                            }
-                            continue pieces
-                        }
-                    }
-                    result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<filled]))
+        spans.withUnsafeBufferPointer { spans in
+            ends.withUnsafeBufferPointer { ends in
+                hourlyRate.withUnsafeBufferPointer { hourlyRate in
+                    var pieces = Pieces(spans: spans, ends: ends, hourlyRate: hourlyRate)
+                    stream.poissonArrivals(from: start, to: end, pieces: &pieces, into: &result)
                 }
             }
-        } }
+        }
     }
 }
 

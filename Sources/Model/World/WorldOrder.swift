@@ -191,10 +191,10 @@ public struct WorldOrder {
         positions = []
         world.randomChanges = []
         world.pushes = []
-        newKeys.resizeForOverwrite(count)
-        newPositions.resizeForOverwrite(count)
-        changeMoments.resizeForOverwrite(changeCount)
-        pushMoments.resizeForOverwrite(pushCount)
+        newKeys.resize(to: count, filler: 0)
+        newPositions.resize(to: count, filler: 0)
+        changeMoments.resize(to: changeCount, filler: WidgetMoment(time: 0, widget: 0))
+        pushMoments.resize(to: pushCount, filler: WidgetMoment(time: 0, widget: 0))
         newPositions.withUnsafeMutableBufferPointer { positions in
             newKeys.withUnsafeMutableBufferPointer { keys in
                 changeMoments.withUnsafeMutableBufferPointer { changes in
@@ -241,7 +241,7 @@ public struct WorldOrder {
                                     if let out = moments[p] {
                                         let moment = WidgetMoment(
                                             time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
-                                        (out + Int(truncatingIfNeeded: position)).initialize(to: moment)
+                                        out[Int(truncatingIfNeeded: position)] = moment
                                     }
                                 }
                             } } }

@@ -1,0 +1,218 @@
+import Foundation
+import WidgetSimKernel
+import WidgetSimSampling
+
+extension WorldBuilder {
+    /// The views (MODEL §2): Poisson arrivals in the local hours and, in StandBy,
+    /// glances; at each, the wanted widget (drawn in proportion to λ) and whether the
+    /// person would swipe and tap.
+    func buildViews(_ w: PersonWorld, end: SimTime, viewsPerDay: Double) {
+        let s = scenario
+        withArrivalTimes(
+            w, of: StreamProcess.views, to: end,
+            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile)
+        ) { times in
+            // Glances in StandBy, beside the ordinary views.
+            if let standBy = s.person.standBy, standBy.viewsPerHour > 0 {
+                let glances = stream(StreamProcess.standBy)
+                for (a, b) in zip(w.standByStarts, w.standByEnds) {
+                    glances.poissonArrivals(
+                        from: a, to: b,
+                        rate: DailyProfile(meanPerDay: standBy.viewsPerHour * 24, hourWeights: HourProfile.flat),
+                        into: &times)
+                }
+                times.sort()
+            }
+            // When the members' λ depends on the local hour and weekday alone, one table
+            // of λ serves every view, and the views are written by a loop that keeps to
+            // that case (checked against the general one, `viewsByHourInOwnLoop`).
+            if !stackSums.isEmpty && viewsByHourInOwnLoop {
+                buildViewsByHour(w, times: times)
+                w.viewInterest = stackInterest
+                w.interestByHour = true
+            } else {
+                buildViewsOneByOne(w, times: times)
+                w.interestByHour = false
+            }
+        }
+    }
+
+    /// The views of `times` with the members' λ worked out at each (`interest`), one row
+    /// of `viewInterest` per view: the general loop.
+    func buildViewsOneByOne(_ w: PersonWorld, times: [SimTime]) {
+        let person = scenario.person
+        let wantedDraws = stream(StreamProcess.wanted)
+        let feedback = stream(StreamProcess.feedback)
+        let odds = FeedbackOdds(person)
+        let none = person.noInterest
+        let n = stackMembers.count
+        let starts = w.standByStarts, ends = w.standByEnds
+        let spans = w.hours.spans
+        var spanIndex = 0, standByIndex = 0
+        // The λ rows go to a local array, moved out of the world and the builder and
+        // back (no copy is made): an append to a class's array property checks that the
+        // array is not shared every time, an append to a local one need not. Every
+        // arrival is a view, written over the last person's records (moved out and back).
+        var viewInterest = w.viewInterest, lambda = self.lambda, records = w.views
+        w.viewInterest = []
+        self.lambda = []
+        w.views = []
+        defer {
+            w.viewInterest = viewInterest
+            self.lambda = lambda
+            w.views = records
+        }
+        viewInterest.removeAll(keepingCapacity: true)
+        records.resize(to: times.count, filler: ViewRecord.blank)
+        records.withUnsafeMutableBufferPointer { out in
+            for (k, t) in times.enumerated() {
+                while standByIndex < ends.count && ends[standByIndex] <= t { standByIndex += 1 }
+                let inStandBy = standByIndex < starts.count && starts[standByIndex] <= t
+                while spans[spanIndex].end <= t { spanIndex += 1 }
+                let span = spans[spanIndex]
+                _ = interest(w, at: t, hour: Int(span.hour), weekday: Int(span.weekday), into: &lambda)
+                // The members' λ, where this view's row of `viewInterest` starts, and λ of
+                // the widgets placed nowhere (`suggestable`), which people may want too.
+                let first = viewInterest.count
+                for m in stackMembers { viewInterest.append(lambda[m]) }
+                var placedNowhere = 0.0
+                for x in suggestable { placedNowhere += lambda[x] }
+                let sums = StackSums(viewInterest[first...], noInterest: none + placedNowhere)
+                // Draw always: the wanted member (n + j: suggestable widget j), then swipe and tap.
+                let u = wantedDraws.uniform() * (none + placedNowhere + sums.total)
+                var wanted = -1
+                if u >= none && placedNowhere > 0 && u - none >= sums.total {
+                    var v = u - none - sums.total
+                    var j = 0
+                    while j < suggestable.count - 1 && v >= lambda[suggestable[j]] {
+                        v -= lambda[suggestable[j]]
+                        j += 1
+                    }
+                    wanted = n + j
+                } else if u >= none && sums.total > 0 {
+                    wanted = viewInterest.withUnsafeBufferPointer {
+                        RandomStream.inverse(u - none, weights: UnsafeBufferPointer(rebasing: $0[first ..< first + n]))
+                    }
+                }
+                let (swipe, tap) = odds.draw(feedback)
+                out[k] = ViewRecord(
+                    time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted), wouldSwipe: swipe, wouldTap: tap,
+                    bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano, standBy: inStandBy)
+            }
+        }
+    }
+
+    /// The views of `times` when the members' λ depends on the local hour and weekday
+    /// only and no widget is placed nowhere (`stackSums` is not empty): what the general
+    /// loop (`buildViewsOneByOne`) writes, in three passes that each keep their state in
+    /// registers. Each stream's draws keep their order (the wanted member's stream draws
+    /// once per view, the feedback stream twice, and neither draws elsewhere), so the
+    /// passes draw what the general loop draws, as `viewsByHourInOwnLoop` lets tests
+    /// check:
+    /// 1. span by span of the local hours, the views of the span with the span's
+    ///    sums and row of λ, and their wanted members;
+    /// 2. unless their outcomes are certain, the swipe and tap draws;
+    /// 3. the views in each StandBy period.
+    @inline(never)
+    func buildViewsByHour(_ w: PersonWorld, times: [SimTime]) {
+        let wantedDraws = stream(StreamProcess.wanted)
+        let odds = FeedbackOdds(scenario.person)
+        let swipeAlways = odds.swipeAlways, tapAlways = odds.tapAlways
+        let none = scenario.person.noInterest
+        // λ of the widgets placed nowhere: there are none.
+        let placedNowhere = 0.0
+        let n = stackMembers.count
+        let count = times.count
+        // The records are written over the last person's, moved out of the world and back.
+        var records = w.views
+        w.views = []
+        records.resize(to: count, filler: ViewRecord.blank)
+        records.withUnsafeMutableBufferPointer { out in
+            times.withUnsafeBufferPointer { timeBuffer in
+                w.hours.spans.withUnsafeBufferPointer { spans in
+                    stackInterest.withUnsafeBufferPointer { table in
+                        stackSums.withUnsafeBufferPointer { sumsTable in
+                            let times = timeBuffer.baseAddress, views = out.baseAddress!
+                            // The loop over the views, for the wanted stream itself or for a
+                            // copy of its `taus2` state (which the loop keeps in registers).
+                            func fill(_ wantedDraws: inout some UniformSource) {
+                                var k = 0, spanIndex = 0
+                                while k < count {
+                                    // The span of view k, and every view before its end.
+                                    while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let sums = sumsTable[r]
+                                    let total = sums.total, scale = none + placedNowhere + sums.total
+                                    let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                    let wants = total > 0
+                                    repeat {
+                                        let t = times![k]
+                                        // Draw always: the wanted member.
+                                        let u = wantedDraws.uniform() * scale
+                                        var wanted = -1
+                                        if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                        views[k] = ViewRecord(
+                                            time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                            wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                            bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano)
+                                        k &+= 1
+                                    } while k < count && times![k] < span.end
+                                }
+                            }
+                            if wantedDraws.withTausUniforms({ fill(&$0) }) == nil {
+                                var draws = wantedDraws
+                                fill(&draws)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        w.views = records
+        if !odds.isFixed {
+            let feedback = stream(StreamProcess.feedback)
+            w.views.withUnsafeMutableBufferPointer { views in
+                for k in views.indices { (views[k].wouldSwipe, views[k].wouldTap) = odds.draw(feedback) }
+            }
+        }
+        // A view is in StandBy when a period holds it (the periods are apart, in order).
+        let starts = w.standByStarts, ends = w.standByEnds
+        if !starts.isEmpty {
+            w.views.withUnsafeMutableBufferPointer { views in
+                var k = 0
+                for (start, end) in zip(starts, ends) {
+                    while k < views.count && views[k].time < start { k += 1 }
+                    while k < views.count && views[k].time < end {
+                        views[k].standBy = true
+                        k += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a person would swipe and tap at a view: the feedback stream draws two
+/// uniforms per view, the swipe's then the tap's. When neither probability can go
+/// either way (0, or 1 and above: u < p is then false, or true, for every u in [0, 1)),
+/// every draw's outcome is known, and leaving the stream undrawn changes nothing else.
+struct FeedbackOdds {
+    let swipe: Double, tap: Double
+    let isFixed: Bool
+    let swipeAlways: Bool, tapAlways: Bool
+
+    init(_ person: PersonModel) {
+        (swipe, tap) = (person.swipeProbability, person.tapProbability)
+        isFixed = (swipe <= 0 || swipe >= 1) && (tap <= 0 || tap >= 1)
+        (swipeAlways, tapAlways) = (swipe >= 1, tap >= 1)
+    }
+
+    /// Whether the person would swipe, and tap: drawn, unless the outcomes are known.
+    @inline(__always)
+    func draw(_ feedback: RandomStream) -> (swipe: Bool, tap: Bool) {
+        if isFixed { return (swipeAlways, tapAlways) }
+        let swipe = feedback.uniform() < self.swipe
+        return (swipe, feedback.uniform() < tap)
+    }
+}
