@@ -3,10 +3,10 @@ import WidgetSimKernel
 @testable import WidgetSimModel
 import WidgetSimSampling
 
-/// The reason the governor gives for keeping the wanted member off the top
-/// (`RotationChoice.refused`), against the rule asked afterwards: when the order had
-/// `wanted` ahead of the top, `.held` while a hold lasts, else the first limit
-/// `veto` finds; otherwise none.
+/// The reason the governor gives for keeping members off the top
+/// (`RotationChoice.refused`), against the rule asked afterwards: `.held` while a hold
+/// lasts; otherwise, when the order had the wanted member ahead of the top, the first
+/// limit `veto` finds for it; otherwise none.
 @Suite struct RotationChoiceTests {
     /// A governor driven over views with relevance (scores ≤ 0 now and then, a history
     /// that grows), random orders and a random wanted member; the person swipes away
@@ -39,7 +39,7 @@ import WidgetSimSampling
             let choice = governor.choose(order, home: 0, wanted: wanted, at: t, history: history)
             let ahead = wanted >= 0 && wanted != choice.top
                 && order.firstIndex(of: wanted)! < order.firstIndex(of: choice.top)!
-            let expected = !ahead ? nil : governor.holding ? .held : governor.veto(wanted, at: t, history: history)
+            let expected = governor.holding ? .held : !ahead ? nil : governor.veto(wanted, at: t, history: history)
             #expect(choice.refused == expected, "view \(k) at \(t)")
             #expect(!ahead || choice.refused != nil, "view \(k): proposed ahead of the top, and no reason")
             if let why = choice.refused { seen[why, default: 0] += 1 }

@@ -10,14 +10,19 @@ extension PersonEngine {
     /// go to the budget policy.
     ///
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
-    /// by calling `reload`: for the timeline requests from the queue, most of the events.
+    /// by calling `reload`: for the timeline requests from the queue, most of the events,
+    /// and the pushes and app sessions of the world, most of the others.
     @inline(__always)
     func request(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int,
                  reloadInLine: Bool = false) {
         // An instance not yet added does not exist.
         if anyAdded && t < addedAt[w] { return }
         guard reason.isCharged else {
-            reload(w, reason, charged: false, at: t, day: day)
+            if reloadInLine {
+                reloadBody(w, reason, charged: false, at: t, day: day)
+            } else {
+                reload(w, reason, charged: false, at: t, day: day)
+            }
             return
         }
         if reason == .background, pending[w].background {

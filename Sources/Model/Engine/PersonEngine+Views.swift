@@ -46,7 +46,7 @@ extension PersonEngine {
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
         var top = home
-        // Why the governor kept `wanted` off the top, when it did.
+        // Why the governor kept the members proposed ahead of the top off it.
         var refused: MissedViewReason? = nil
         // The order proposed: the ranking's, absent members last. With Smart Rotate on,
         // the governor's top is moved to its front.
@@ -95,8 +95,8 @@ extension PersonEngine {
                     if !topAhead { position += 1 }
                     // Proposed ahead of the top, `wanted` was kept off it by the governor
                     // (its reason); behind it, by the ranking.
-                    assert((refused != nil) == !topAhead, "the governor's reason and the order disagree")
-                    missed = refused ?? rankedBehind(wanted)
+                    assert(topAhead || refused != nil, "proposed ahead of the top, and no reason from the governor")
+                    missed = topAhead ? rankedBehind(wanted) : refused ?? rankedBehind(wanted)
                 }
             }
             if position == 0 {

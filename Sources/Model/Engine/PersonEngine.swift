@@ -399,7 +399,7 @@ public final class PersonEngine {
             }
             traceEvent(t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
-            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day) }
+            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
         case .sessionEnd:
             let x = Int(world.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
@@ -415,7 +415,7 @@ public final class PersonEngine {
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             }
-            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day) }
+            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
             view(world.views[i], index: i, at: t, day: day)
         case .widgetAdded:

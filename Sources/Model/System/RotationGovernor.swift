@@ -44,10 +44,11 @@ public struct RotationLimits: Sendable, Hashable {
 public struct RotationChoice: Sendable, Hashable {
     /// The member put on top.
     public let top: Int
-    /// Why the governor kept the person's wanted member off the top, when the proposed
-    /// order had it ahead of `top`: `.held` (a rotated-in member's hold lasts) or the
-    /// first limit it failed (`RotationGovernor.veto`). Nil when it is on top, nothing is
-    /// wanted, or the ranking proposed it behind `top` (the ranking's choice).
+    /// Why the governor kept the members the proposed order put ahead of `top` off the
+    /// top: `.held` for every one of them while a rotated-in member's hold lasts;
+    /// otherwise, for the person's wanted member when it was one of them, the first
+    /// limit it failed (`RotationGovernor.veto`). Nil when no hold lasts and the wanted
+    /// member is on top, behind it (the ranking's choice) or none.
     public let refused: MissedViewReason?
 
     public init(top: Int, refused: MissedViewReason?) {
@@ -232,7 +233,7 @@ public final class RotationGovernor {
             current = order[0]
             return RotationChoice(top: order[0], refused: nil)
         }
-        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: heldAhead(order, held: h, wanted: wanted)) }
+        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: .held) }
         var refused: MissedViewReason? = nil
         for m in order {
             guard let why = veto(m, at: now, history: history) else {
@@ -241,18 +242,6 @@ public final class RotationGovernor {
             if m == wanted { refused = why }
         }
         preconditionFailure("the home member is always allowed and always in the order")
-    }
-
-    /// `.held` when `wanted` comes before the held member `h` in `order` (the hold keeps
-    /// it off the top), otherwise nil (it is `h`, or the ranking put it behind `h`).
-    @inline(__always)
-    private func heldAhead(_ order: UnsafeBufferPointer<Int>, held h: Int, wanted: Int) -> MissedViewReason? {
-        guard wanted >= 0 && wanted != h else { return nil }
-        for m in order {
-            if m == wanted { return .held }
-            if m == h { return nil }
-        }
-        preconditionFailure("the held member is always in the order")
     }
 
     /// `choose` for a stack none of whose members has any relevance, now or in its
@@ -277,7 +266,7 @@ public final class RotationGovernor {
                "chooseWithoutRelevance with relevance")
         rotatedIn = false
         self.home = home
-        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: heldAhead(order, held: h, wanted: wanted)) }
+        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: .held) }
         var refused: MissedViewReason? = nil
         for m in order {
             if m == home || now >= openFrom[m] {
