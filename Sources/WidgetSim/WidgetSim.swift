@@ -24,6 +24,7 @@
 @_exported import protocol WidgetSimModel.RankingPolicy
 @_exported import struct WidgetSimModel.ViewContext
 @_exported import struct WidgetSimModel.ViewOutcome
+@_exported import struct WidgetSimModel.RankingObservations
 @_exported import class WidgetSimModel.StackHistory
 @_exported import enum WidgetSimModel.RankingPolicies
 

@@ -16,7 +16,8 @@ import WidgetSimSampling
 
     /// Two governors driven alike over a week of views with no relevance anywhere, one
     /// through `chooseWithoutRelevance`, one through `choose`: the same top, hold, flags
-    /// and veto of every member at every view. Times go back now and then in the second
+    /// and veto of every member and the same reason for the wanted one at every view.
+    /// Times go back now and then in the second
     /// half (the shortcut must then give way to `choose`), and the person swipes away.
     @Test(arguments: Array(0 ..< limits.count), [UInt64(1), 2, 3])
     func chooseWithoutRelevanceIsChoose(limitsIndex: Int, seed: UInt64) {
@@ -36,10 +37,11 @@ import WidgetSimSampling
             var order = Array(0 ..< n)
             for i in stride(from: n - 1, to: 0, by: -1) { order.swapAt(i, Int(random.next() % UInt64(i + 1))) }
             let home = random.next() % 10 == 0 ? Int(random.next() % UInt64(n)) : 0
+            let wanted = Int(random.next() % UInt64(n + 1)) - 1
             let a = order.withUnsafeBufferPointer {
-                fast.chooseWithoutRelevance($0, home: home, at: t, history: history)
+                fast.chooseWithoutRelevance($0, home: home, wanted: wanted, at: t, history: history)
             }
-            let b = general.choose(order, home: home, at: t, history: history)
+            let b = general.choose(order, home: home, wanted: wanted, at: t, history: history)
             #expect(a == b, "view \(k) at \(t)")
             #expect(fast.held == general.held && fast.holdUntil == general.holdUntil)
             #expect(fast.holding == general.holding && fast.rotatedIn == general.rotatedIn)

@@ -34,6 +34,9 @@ public final class DonationFrequencyRanking: RankingPolicy {
         self.halfLifeMs = Double(halfLifeMs)
     }
 
+    /// Donations, to weigh each by its age.
+    public var observes: RankingObservations { [.donations] }
+
     public func begin(members: Int, stream: RandomStream) {
         value.resetRankingState(count: members, to: 0)
         lastTime.resetRankingState(count: members, to: 0)

@@ -169,6 +169,9 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         self.recencyHalfLifeMs = Double(max(1, recencyHalfLifeMs))
     }
 
+    /// Both: what the person did at each view, and donations.
+    public var observes: RankingObservations { .all }
+
     public func begin(members: Int, stream: RandomStream) {
         self.members = members
         previousView = .min

@@ -37,6 +37,9 @@ public final class HybridRanking: RankingPolicy {
         self.relevanceWeight = relevanceWeight
     }
 
+    /// It reads the history alone.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {
         scratch.reserveCapacity(members)
     }

@@ -52,6 +52,9 @@ public final class IosLikeRanking: RankingPolicy {
         self.minHistory = minHistory
     }
 
+    /// It reads the history alone.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {
         self.stream = stream
         firstView = nil

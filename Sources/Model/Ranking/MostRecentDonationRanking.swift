@@ -18,6 +18,9 @@ public final class MostRecentDonationRanking: RankingPolicy {
 
     public init() {}
 
+    /// It reads the history alone.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {
         scratch.reserveCapacity(members)
     }

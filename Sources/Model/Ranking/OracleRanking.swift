@@ -21,6 +21,9 @@ public final class OracleRanking: RankingPolicy {
 
     public init() {}
 
+    /// It reads the ground truth alone.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {
         scratch.reserveCapacity(members)
     }

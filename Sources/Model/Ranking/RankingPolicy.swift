@@ -130,9 +130,30 @@ public protocol RankingPolicy: AnyObject {
     /// A session of `member`'s app donated its intent at `time` (local `hour` 0…23,
     /// `weekday` Monday = 0), already recorded in `history`. O(1). Optional.
     func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int)
+    /// The calls among `observe` and `observeDonation` the policy wants; the engine makes
+    /// no other (a policy that learns from the history alone needs neither). Read once,
+    /// when the engine is made. Default: both.
+    var observes: RankingObservations { get }
+}
+
+/// The notifications a ranking policy asks for (`RankingPolicy.observes`).
+public struct RankingObservations: OptionSet, Sendable, Hashable {
+    /// One bit per notification.
+    public let rawValue: UInt8
+    /// The set with these bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// ``RankingPolicy/observe(_:history:)``, after each view it ranked.
+    public static let views = RankingObservations(rawValue: 1)
+    /// ``RankingPolicy/observeDonation(member:at:hour:weekday:)``.
+    public static let donations = RankingObservations(rawValue: 2)
+    /// Every notification.
+    public static let all: RankingObservations = [.views, .donations]
 }
 
 extension RankingPolicy {
+    /// Every notification, unless the policy says otherwise.
+    public var observes: RankingObservations { .all }
     public func observe(_ outcome: ViewOutcome, history: StackHistory) {}
     public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {}
 }

@@ -33,6 +33,9 @@ public final class RelevanceRanking: RankingPolicy {
         self.threshold = threshold
     }
 
+    /// It reads the history alone.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {
         scratch.reserveCapacity(members)
     }

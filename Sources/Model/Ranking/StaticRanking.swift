@@ -10,6 +10,10 @@ public final class StaticRanking: RankingPolicy {
         make: { _ in StaticRanking() })
 
     public init() {}
+
+    /// It ranks nothing it learns.
+    public var observes: RankingObservations { [] }
+
     public func begin(members: Int, stream: RandomStream) {}
     public func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {}
 }

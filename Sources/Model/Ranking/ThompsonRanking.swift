@@ -51,6 +51,9 @@ public final class ThompsonRanking: RankingPolicy {
     @inline(__always)
     func cell(_ m: Int, hour: Int) -> Int { byHour ? m * 24 + hour : m }
 
+    /// What the person did at each view.
+    public var observes: RankingObservations { [.views] }
+
     public func begin(members: Int, stream: RandomStream) {
         self.stream = stream
         successes.resetRankingState(count: members * hours, to: 0)

@@ -38,6 +38,9 @@ public final class TimeOfDayRanking: RankingPolicy {
                 feedbackWeight: p.number(feedbackWeight))
         })
 
+    /// It reads the history alone (its counts of donations and swipes).
+    public var observes: RankingObservations { [] }
+
     let smoothing: Double
     let weekdayWeight: Double
     let feedbackWeight: Double

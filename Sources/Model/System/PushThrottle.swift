@@ -35,10 +35,11 @@ public final class PushThrottle {
         deliveries.reset(instances: apps, depth: n)
     }
 
-    /// Whether a background push of `app` at `now` is delivered; records it if so.
+    /// A background push of `app` at `now`: nil when it is delivered (and recorded),
+    /// otherwise why it is dropped (`.pushThrottled`: `perHour` delivered in the last hour).
     @inline(__always)
-    public func deliver(app: Int, at now: SimTime) -> Bool {
-        guard perHour != nil else { return true }
-        return deliveries.admit(app, window: Milliseconds.hour, at: now) == nil
+    public func deliver(app: Int, at now: SimTime) -> RefusalReason? {
+        guard perHour != nil else { return nil }
+        return deliveries.admit(app, window: Milliseconds.hour, at: now) == nil ? nil : .pushThrottled
     }
 }

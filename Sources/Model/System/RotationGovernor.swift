@@ -40,6 +40,23 @@ public struct RotationLimits: Sendable, Hashable {
     public static let none = RotationLimits(mode: .none)
 }
 
+/// What the rotation governor decided at a view (`RotationGovernor.choose`).
+public struct RotationChoice: Sendable, Hashable {
+    /// The member put on top.
+    public let top: Int
+    /// Why the governor kept the members the proposed order put ahead of `top` off the
+    /// top: `.held` for every one of them while a rotated-in member's hold lasts;
+    /// otherwise, for the person's wanted member when it was one of them, the first
+    /// limit it failed (`RotationGovernor.veto`). Nil when no hold lasts and the wanted
+    /// member is on top, behind it (the ranking's choice) or none.
+    public let refused: MissedViewReason?
+
+    public init(top: Int, refused: MissedViewReason?) {
+        self.top = top
+        self.refused = refused
+    }
+}
+
 /// The rotation governor (MODEL §5): between the ranking policy and the screen. At each
 /// view of a stack with Smart Rotate on, the ranking proposes an order; the governor
 /// puts on top the first member of that order it allows, under these rules (mode `ios`):
@@ -191,28 +208,38 @@ public final class RotationGovernor {
         return nil
     }
 
-    /// The member to put on top at `now`, given the ranking's proposed `order`; `home`
+    /// The member to put on top at `now`, given the ranking's proposed `order`, and why
+    /// the person's `wanted` member is not there when the governor kept it off; `home`
     /// is the stack's own top (the person's first member, or the first one already
-    /// added when earlier ones are not yet in the stack).
-    public func choose(_ order: [Int], home: Int = 0, at now: SimTime, history: StackHistory) -> Int {
-        order.withUnsafeBufferPointer { choose($0, home: home, at: now, history: history) }
+    /// added when earlier ones are not yet in the stack); `wanted` −1 when the person
+    /// wants no member.
+    public func choose(
+        _ order: [Int], home: Int = 0, wanted: Int = -1, at now: SimTime, history: StackHistory
+    ) -> RotationChoice {
+        order.withUnsafeBufferPointer { choose($0, home: home, wanted: wanted, at: now, history: history) }
     }
 
     /// `choose` over an order in memory the caller owns. Kept out of line, so that
     /// `chooseWithoutRelevance`, which falls back on it, stays small enough to be made in
     /// line at the view.
     @inline(never)
-    func choose(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime, history: StackHistory) -> Int {
+    func choose(
+        _ order: UnsafeBufferPointer<Int>, home: Int, wanted: Int, at now: SimTime, history: StackHistory
+    ) -> RotationChoice {
         rotatedIn = false
         self.home = home
         guard limits.mode == .ios else {
             precondition(!order.isEmpty, "the order holds every member")
             current = order[0]
-            return order[0]
+            return RotationChoice(top: order[0], refused: nil)
         }
-        if let h = keptHeld(at: now) { return h }
-        for m in order where veto(m, at: now, history: history) == nil {
-            return put(m, home: home, at: now)
+        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: .held) }
+        var refused: MissedViewReason? = nil
+        for m in order {
+            guard let why = veto(m, at: now, history: history) else {
+                return RotationChoice(top: put(m, home: home, at: now), refused: refused)
+            }
+            if m == wanted { refused = why }
         }
         preconditionFailure("the home member is always allowed and always in the order")
     }
@@ -224,23 +251,32 @@ public final class RotationGovernor {
     /// may rotate in exactly when it is open (`openFrom`), provided its newest rotation is
     /// its latest and none is after `now` (every rotation came in time order, the latest
     /// at or before `now`: `shortcutFrom`), in mode `ios`. One comparison per member
-    /// instead of `veto`; when that proviso does not hold, the general `choose`.
+    /// instead of `veto`; when that proviso does not hold, the general `choose`. A member
+    /// that is not open is cooling down, or else at its soft quota of 1 with no score to
+    /// pass it: the reason given when it is `wanted`.
     @inline(__always)
-    func chooseWithoutRelevance(_ order: UnsafeBufferPointer<Int>, home: Int, at now: SimTime,
-                                history: StackHistory) -> Int {
+    func chooseWithoutRelevance(_ order: UnsafeBufferPointer<Int>, home: Int, wanted: Int, at now: SimTime,
+                                history: StackHistory) -> RotationChoice {
         assert(now < .max, "no view is at .max")
         guard now >= shortcutFrom else {
-            return choose(order, home: home, at: now, history: history)
+            return choose(order, home: home, wanted: wanted, at: now, history: history)
         }
         assert(history.currentRelevance.allSatisfy { $0 == nil }
                && (0 ..< history.members).allSatisfy { history.relevanceCount(member: $0) == 0 },
                "chooseWithoutRelevance with relevance")
         rotatedIn = false
         self.home = home
-        if let h = keptHeld(at: now) { return h }
-        for m in order where m == home || now >= openFrom[m] {
-            assert(m == order.first { veto($0, at: now, history: history) == nil }, "not the general choice")
-            return put(m, home: home, at: now)
+        if let h = keptHeld(at: now) { return RotationChoice(top: h, refused: .held) }
+        var refused: MissedViewReason? = nil
+        for m in order {
+            if m == home || now >= openFrom[m] {
+                assert(m == order.first { veto($0, at: now, history: history) == nil }, "not the general choice")
+                return RotationChoice(top: put(m, home: home, at: now), refused: refused)
+            }
+            if m == wanted {
+                refused = now < cooldownUntil[m] ? .coolingDown : .rotationQuota
+                assert(refused == veto(m, at: now, history: history), "not the general reason")
+            }
         }
         preconditionFailure("the home member is always allowed and always in the order")
     }

@@ -1,0 +1,51 @@
+import WidgetSimKernel
+
+/// What the engine tracks of one widget instance during a run.
+struct InstanceState {
+    /// First random change not yet shown, or `.max`.
+    var firstUnshownRandom: SimTime = .max
+    /// The current timeline's entries of predictable content.
+    var timeline = ContentTimeline()
+    var hadReload = false
+    /// The first refusal since the last charged grant, or `.max`.
+    var exhaustedSince: SimTime = .max
+}
+
+/// The static facts of one widget instance that its reloads read, side by side.
+struct InstanceFacts {
+    let horizon: Int64
+    let entrySpacing: Int64
+    /// The period of its periodic content changes, or 0.
+    let periodic: Int64
+    /// Energy of one reload, in thousandths.
+    let cost: Int64
+    let reloadPolicy: ReloadPolicy
+    /// Whether its timelines carry relevance.
+    let hasRelevance: Bool
+    /// Whether it has predictable (periodic or scheduled) content changes; without them
+    /// no timeline ever shows a change ahead.
+    let hasPredictable: Bool
+    /// Whether it is a stack member whose staleness changes only at events (no
+    /// predictable content, none added during the run): its stale member views are
+    /// counted by spans (`Staleness`).
+    let spanned: Bool
+}
+
+/// One list of widget indices per widget, stored flat: widget `w`'s list is
+/// `items[range(w)]`. Walking an array of arrays retains the inner array every time;
+/// these two plain arrays are read directly.
+struct WidgetLists {
+    let items: [Int]
+    private let start: [Int]
+
+    init(_ lists: [[Int]]) {
+        items = lists.flatMap { $0 }
+        var start = [0]
+        for list in lists { start.append(start[start.count - 1] + list.count) }
+        self.start = start
+    }
+
+    /// The positions in `items` of widget `w`'s list.
+    @inline(__always)
+    func range(_ w: Int) -> Range<Int> { start[w] ..< start[w + 1] }
+}

@@ -1,0 +1,192 @@
+import WidgetSimKernel
+
+/// Staleness (MODEL §6): whether the content an instance shows is older than its app's,
+/// and the counters that follow from it at views (`staleViews`, `stalenessMs`,
+/// `staleMemberViews`). The one place that decides an instance is stale and counts it:
+/// the engine tells it of random content changes, reloads and views.
+///
+/// An instance is stale at `t` from the first change it does not show: a random change
+/// since its last reload, or a predictable change its timeline shows late or not at all
+/// (`ContentTimeline`).
+///
+/// The stack members' stale views are counted in one of two ways, with the same totals.
+/// A member whose staleness changes only at events (`InstanceFacts.spanned`: a random
+/// change makes it stale, a reload fresh) is counted by spans of views: views are
+/// numbered in the order they happen, and a member that turns stale when `n` views have
+/// happened is stale at views `n, n + 1, …` until it turns fresh when `m` have: the span
+/// `[n, m)`, which is split between the days its views fall on (the first view of each
+/// day is remembered as it passes). Every view in a span is one that would have been
+/// counted stale at the view itself. The other members (`checkedMembers`, with
+/// predictable content, which goes stale as time passes) are checked at each view.
+final class Staleness {
+    let counts: RunningCounts
+    /// The engine's instances: `firstUnshownRandom` is read and written here alone; the
+    /// timeline is walked forward here as views ask for it.
+    let instances: FlatBuffer<InstanceState>
+    let facts: FlatBuffer<InstanceFacts>
+    /// The stack members that are not `spanned`, checked at every view (when none is
+    /// added during the run).
+    let checkedMembers: [Int]
+    /// The run's scheduled changes by instance (the world's), between `begin` and `finish`.
+    @exclusivity(unchecked) private var scheduled: [[SimTime]] = []
+
+    /// Views of the stack so far: the number of the next view.
+    @exclusivity(unchecked) private(set) var views: Int64 = 0
+    /// The number of the first view of each day (`views` when the day was first met);
+    /// set for days `0 ..< daysMet`.
+    private let dayStart: FlatBuffer<Int64>
+    @exclusivity(unchecked) private var daysMet = 0
+    /// Per instance: the number of the first view of its open span, or −1 when fresh;
+    /// and the day it opened.
+    private let spanStart: FlatBuffer<Int64>
+    private let spanDay: FlatBuffer<Int>
+
+    init(days: Int, counts: RunningCounts, instances: FlatBuffer<InstanceState>, facts: FlatBuffer<InstanceFacts>,
+         members: [Int]) {
+        self.counts = counts
+        self.instances = instances
+        self.facts = facts
+        checkedMembers = members.filter { !facts[$0].spanned }
+        dayStart = FlatBuffer(count: days + 1, repeating: 0)
+        spanStart = FlatBuffer(count: instances.count, repeating: -1)
+        spanDay = FlatBuffer(count: instances.count, repeating: 0)
+    }
+
+    /// Starts a run whose scheduled changes are `scheduled`: no view yet, every instance
+    /// fresh (the engine resets `instances`).
+    func begin(scheduled: [[SimTime]]) {
+        self.scheduled = scheduled
+        views = 0
+        daysMet = 0
+        for w in 0 ..< spanStart.count { spanStart[w] = -1 }
+    }
+
+    /// Closes every open span at the end of a run whose last day is `lastDay`, and lets
+    /// go of the run's scheduled changes (the world reuses their storage).
+    func finish(lastDay: Int) {
+        for w in 0 ..< spanStart.count { closeSpan(w, day: lastDay) }
+        scheduled = []
+    }
+
+    /// The predictable changes of `w` (only for an instance that has some).
+    @inline(__always)
+    func predictableChanges(_ w: Int) -> PredictableChanges {
+        PredictableChanges(period: facts[w].periodic, scheduled: scheduled[w])
+    }
+
+    // MARK: - Events
+
+    /// A random content change of `w` at `t`, on `day`: it is stale from the first one
+    /// it does not show.
+    @inline(__always)
+    func contentChanged(_ w: Int, at t: SimTime, day: Int) {
+        if instances[w].firstUnshownRandom == .max {
+            instances[w].firstUnshownRandom = t
+            if facts[w].spanned { openSpan(w, day: day) }
+        }
+    }
+
+    /// A reload of `w` on `day`: it shows every random change so far. Returns whether
+    /// there was one it did not show.
+    @inline(__always)
+    func reloaded(_ w: Int, day: Int) -> Bool {
+        let unshown = instances[w].firstUnshownRandom != .max
+        instances[w].firstUnshownRandom = .max
+        if unshown && facts[w].spanned { closeSpan(w, day: day) }
+        return unshown
+    }
+
+    // MARK: - Views
+
+    /// The first change `w` does not show at `t`, or nil when it is up to date. Views
+    /// come in time order. In a plain view (`plain`, see `PersonEngine.plainViews`), `w`
+    /// is a stack member with no predictable content.
+    @inline(__always)
+    func staleSince(_ w: Int, at t: SimTime, plain: Bool = false) -> SimTime? {
+        var first = instances[w].firstUnshownRandom
+        if !plain && facts[w].hasPredictable && instances[w].hadReload {
+            if instances[w].timeline.nextEntry <= t {
+                instances[w].timeline.advance(to: t, changes: predictableChanges(w))
+            }
+            first = min(first, instances[w].timeline.firstUnshown)
+        }
+        return first <= t ? first : nil
+    }
+
+    /// A view of `w` at `t` (shown on screen): counts it stale, with how long, when it
+    /// is; returns whether it is. `plain` as for `staleSince`.
+    @inline(__always)
+    func countShown(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
+        if let since = staleSince(w, at: t, plain: plain) {
+            counts[day, widget: w, .staleViews] &+= 1
+            counts[day, widget: w, .stalenessMs] += t - since
+            return true
+        }
+        return false
+    }
+
+    /// A view of the stack at `t` with every member in it (none added during the run):
+    /// the `spanned` members' stale views are counted by span, the `checkedMembers`' here.
+    /// In a plain view there are none of the latter.
+    @inline(__always)
+    func countMembers(at t: SimTime, day: Int, plain: Bool) {
+        if daysMet <= day { meet(day) }
+        views += 1
+        if !plain && !checkedMembers.isEmpty { countCheckedMembers(at: t, day: day) }
+    }
+
+    /// A view of the stack at `t` that sees member `w` (with members added during the
+    /// run, each seen once added): its stale view, when it is.
+    @inline(__always)
+    func countMember(_ w: Int, at t: SimTime, day: Int) {
+        if staleSince(w, at: t) != nil { counts[day, widget: w, .staleMemberViews] &+= 1 }
+    }
+
+    /// The stale views of the `checkedMembers` at a view.
+    @inline(never)
+    private func countCheckedMembers(at t: SimTime, day: Int) {
+        for k in 0 ..< checkedMembers.count where staleSince(checkedMembers[k], at: t) != nil {
+            counts[day, widget: checkedMembers[k], .staleMemberViews] += 1
+        }
+    }
+
+    // MARK: - Spans
+
+    /// Remembers where `day` (and any day skipped before it) starts (once a day: kept
+    /// out of line).
+    @inline(never)
+    private func meet(_ day: Int) {
+        while daysMet <= day {
+            dayStart[daysMet] = views
+            daysMet += 1
+        }
+    }
+
+    /// Spanned member `w` turned stale on `day`.
+    @inline(__always)
+    private func openSpan(_ w: Int, day: Int) {
+        if daysMet <= day { meet(day) }
+        spanStart[w] = views
+        spanDay[w] = day
+    }
+
+    /// `w` turned fresh on `day`, if its span is open: the span's views are counted,
+    /// day by day.
+    @inline(__always)
+    private func closeSpan(_ w: Int, day: Int) {
+        let start = spanStart[w]
+        guard start >= 0 else { return }
+        spanStart[w] = -1
+        if daysMet <= day { meet(day) }
+        let first = spanDay[w]
+        if first == day {
+            counts[day, widget: w, .staleMemberViews] += views - start
+            return
+        }
+        for d in first ... day {
+            let low = max(start, dayStart[d])
+            let high = d == day ? views : min(views, dayStart[d + 1])
+            if high > low { counts[d, widget: w, .staleMemberViews] += high - low }
+        }
+    }
+}
