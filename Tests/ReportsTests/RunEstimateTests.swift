@@ -41,10 +41,7 @@ import WidgetSimScenario
     /// less; threads share the work's wall time but not its CPU time, and the memory holds
     /// one person whatever the threads.
     @Test func theCostsScaleWithTheRun() throws {
-        var s = try loadScenario("tiny.yaml")
-        s.people = 640
-        s.days = 30
-        s.replications = 1
+        var s = try tiny(people: 640, days: 30, replications: 1)
         let base = RunEstimate([s], threads: 1)
         func part(_ e: RunEstimate, _ name: String) throws -> Double { try #require(e.cpuParts.first { $0.name == name }).seconds }
         for (name, change) in [("people", { (s: inout Scenario) in s.people *= 2 }),
@@ -97,11 +94,17 @@ import WidgetSimScenario
         #expect(abs(two - three * 2 / 3) < 1e-12 * three, "\(two) \(three)")
     }
 
-    @Test func aRunBeyondTheMachineOrADayIsRefused() throws {
+    /// tiny.yaml at another size.
+    func tiny(people: Int, days: Int, replications: Int) throws -> Scenario {
         var s = try loadScenario("tiny.yaml")
-        s.people = 10_000_000
-        s.days = 100_000
-        s.replications = 10_000
+        s.people = people
+        s.days = days
+        s.replications = replications
+        return s
+    }
+
+    @Test func aRunBeyondTheMachineOrADayIsRefused() throws {
+        var s = try tiny(people: 10_000_000, days: 100_000, replications: 10_000)
         let estimate = RunEstimate([s], threads: 2)
         let why = try #require(estimate.refusal(machineBytes: 1e15))
         #expect(why.hasPrefix("it would run for about "), "\(why)")
