@@ -78,6 +78,8 @@ public struct RunEstimate: Sendable {
     public static let widgetDaysWarning = 1e9
 
     /// - Parameters:
+    ///   - points: the scenario of every point of the study (one for a plain run).
+    ///   - threads: the threads asked for (`--threads`); no more run than there are blocks.
     ///   - widgetDays: whether widget_days.csv is written (`--no-widget-days` skips it).
     ///   - shards: the run is shard K of this many (`--shard K/N`): its share of the people.
     public init(_ points: [Scenario], threads: Int, widgetDays: Bool = true, shards: Int = 1) {
