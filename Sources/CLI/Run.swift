@@ -118,6 +118,9 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds between progress lines when standard error is not a terminal.", valueName: "seconds"))
     var progressEvery: Double = 10
 
+    @Flag(help: "Print the estimated events, CPU and wall time and peak memory of the run, and stop before it starts.")
+    var estimate = false
+
     @Flag(name: .customLong("i-know"), help: "Start a run estimated to need more than this machine's memory or more than a day.")
     var iKnow = false
 
@@ -148,10 +151,12 @@ struct Run: ParsableCommand {
         }
         let s = study.first
         // The size of the run, before it starts (a shard is its share of it).
-        var estimate = RunEstimate(study.points.map(\.scenario),
-                                   threads: trace != nil ? 1 : threads ?? ProcessInfo.processInfo.activeProcessorCount)
-        if let shard = shard.flatMap(parseShard) {
-            for k in [\RunEstimate.events, \RunEstimate.personDays, \RunEstimate.seconds] { estimate[keyPath: k] /= Double(shard.count) }
+        let estimate = RunEstimate(study.points.map(\.scenario),
+                                   threads: trace != nil ? 1 : threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                                   widgetDays: !noWidgetDays, shards: shard.flatMap(parseShard)?.count ?? 1)
+        if self.estimate {
+            print(estimate.table)
+            return
         }
         if let why = estimate.refusal(), !iKnow {
             printError("widgetsim: this run is refused before it starts: \(why); estimate: \(estimate.description); add --i-know to start it anyway")

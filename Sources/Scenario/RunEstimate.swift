@@ -2,27 +2,63 @@ import Foundation
 import WidgetSimModel
 
 /// The size of a run, estimated before it starts from the scenario (every study point),
-/// the options and the threads: events, wall time and peak memory. `widgetsim run`
-/// prints it for a run that will take a while, and refuses a run that will not fit in
-/// this machine's memory or would take more than a day, unless told `--i-know`.
+/// the options and the threads: events, CPU and wall time, and peak memory.
+/// `widgetsim run` prints it for a run that will take a while (or always, with
+/// `--estimate`), and refuses a run that will not fit in this machine's memory or would
+/// take more than a day, unless told `--i-know`.
 ///
 /// Events per person-day and policy pair are the `RunGuard` shares at each rate's mean
-/// (no spread). Time and memory come from costs measured on release builds
-/// (`scenarios/README.md`, "Bounds"): about 0.15 µs of CPU per event on one thread (the
-/// shipped scenarios take 0.07–0.19 µs, writing their CSVs included), and 5 KiB
-/// per simulated day, widget and policy pair for each person a thread holds (the
-/// person's counters and histories), beside the person's world and a fixed 40 MB. The estimate
+/// (no spread). Time and memory are sums of costs, each measured on release builds
+/// (`scripts/estimate-check`; `scenarios/README.md`, "The size of a run"): the estimate
 /// is meant to be right within a factor of 1.5, not an upper bound.
 public struct RunEstimate: Sendable {
-    public static let secondsPerEvent = 0.15e-6
-    public static let bytesPerWidgetDayAndPair = 5_120.0
-    public static let fixedBytes = 40.0 * 1_048_576
+    /// CPU seconds of the parts of a run, on one thread of a release build, fitted to 19
+    /// measured runs (`scripts/estimate-check --fit`; docs/PERFORMANCE.md, "The size of a
+    /// run"). Events other than views, the people's worlds and widget_days.csv rows are
+    /// not priced apart: their costs follow the widget-days (one reload, change or row per
+    /// widget and day) and fitting them apart gave no better estimate.
+    public enum Cost {
+        /// Start-up, reading the scenario, and writing the reports of a small run.
+        public static let startSeconds = 0.116
+        /// A view (on the lock screen or in StandBy), per member of the stack ranked at it.
+        public static let viewMemberSeconds = 0.0213e-6
+        /// A simulated day of one widget under one policy pair: its events and counters.
+        public static let widgetDaySeconds = 4.47e-6
+        /// The same, again for each doubling of the person's daily counters beyond 1 MB
+        /// (`Memory.widgetDayBytes` × days × pairs × widgets): a long run's person outgrows
+        /// the processor's caches.
+        public static let widgetDayPerDoublingSeconds = 3.75e-6
+        /// A block of people: its part files written.
+        public static let blockSeconds = 0.0014
+        /// A point of a study (more than one point): its own totals and its share of the
+        /// study's tables (an exploring study's robustness, discovery and sensitivity).
+        public static let pointSeconds = 0.0176
+    }
+
+    /// Peak resident memory, measured on release builds (the same runs).
+    public enum Memory {
+        /// The program, its libraries and a small run's reports.
+        public static let fixedBytes = 34.0 * 1_048_576
+        /// The person being simulated, per day, widget and policy pair: its daily counters
+        /// (and the records they are made of). The peak held one person's, whatever the
+        /// threads (4 threads of 4 people × 4000 days of tiny.yaml peaked at 536 MB, one
+        /// thread of one such person at 537 MB estimated).
+        public static let widgetDayBytes = 6_400.0
+        /// The totals kept until the reports are written, per day, widget and policy pair of
+        /// each replication and (with one replication) of each block.
+        public static let totalWidgetDayBytes = 1_000.0
+        /// A point of a study (more than one point).
+        public static let pointBytes = 1.4 * 1_048_576
+    }
+
     /// Longest run started without `--i-know`.
     public static let secondsLimit = 86_400.0
 
     public var events: Double
     /// People × days × pairs × replications, over every point.
     public var personDays: Double
+    /// CPU seconds over all threads, and wall seconds on an idle machine with `threads` cores.
+    public var cpuSeconds: Double
     public var seconds: Double
     public var bytes: Double
     /// Threads that run at once (no more than the blocks of the run).
@@ -32,43 +68,80 @@ public struct RunEstimate: Sendable {
     /// the study's values) as they are, and `widgetDayNumberBytes` for its numbers.
     public var widgetDayRows: Double = 0
     public var widgetDaysBytes: Double = 0
+    /// The CPU seconds by part, in the order of `Cost`: start, views, widget-days, blocks,
+    /// study points.
+    public var cpuParts: [(name: String, seconds: Double)] = []
     /// The numbers of one widget_days.csv row, in bytes (about 75 on `tiny.yaml`, more
     /// with larger counts).
     public static let widgetDayNumberBytes = 80.0
     /// The size of widget_days.csv above which `widgetsim run` warns before it starts.
     public static let widgetDaysWarning = 1e9
 
-    public init(_ points: [Scenario], threads: Int) {
-        var events = 0.0, personDays = 0.0, perThread = 0.0, blocks = 0
+    /// - Parameters:
+    ///   - points: the scenario of every point of the study (one for a plain run).
+    ///   - threads: the threads asked for (`--threads`); no more run than there are blocks.
+    ///   - widgetDays: whether widget_days.csv is written (`--no-widget-days` skips it).
+    ///   - shards: the run is shard K of this many (`--shard K/N`): its share of the people.
+    public init(_ points: [Scenario], threads: Int, widgetDays: Bool = true, shards: Int = 1) {
+        var events = 0.0, personDays = 0.0, blocks = 0.0, person = 0.0, totals = 0.0
+        var viewMembers = 0.0, widgetDayCount = 0.0, doublings = 0.0
+        let share = 1 / Double(max(1, shards))
         for s in points {
             let pairs = Double(s.policyPairs.count)
-            let days = Double(s.people) * Double(s.days) * Double(s.replications) * pairs
+            let days = Double(s.people) * Double(s.replications) * share * Double(s.days) * pairs
+            let kinds = Self.eventsPerPersonDay(kinds: s)
+            let widgets = Double(s.widgets.count)
             personDays += days
-            events += days * Self.eventsPerPersonDay(s)
-            perThread = max(perThread, Double(s.days) * pairs * Double(s.widgets.count) * Self.bytesPerWidgetDayAndPair
-                                + Self.worldBytes(s))
-            blocks += max(1, min(s.people, 64)) * s.replications
+            events += days * (kinds.views + kinds.others)
+            viewMembers += days * kinds.views * Double(max(1, s.stack.members.count))
+            widgetDayCount += days * widgets
+            let pointBlocks = (Double(max(1, min(s.people, 64)) * s.replications) * share).rounded(.up)
+            blocks += pointBlocks
             func mean(_ texts: [String]) -> Double {
                 texts.isEmpty ? 0 : Double(texts.reduce(0) { $0 + $1.utf8.count }) / Double(texts.count)
             }
-            let rows = days * Double(s.widgets.count)
+            let rows = days * widgets
             let names = 17 + Double(s.name.utf8.count) + mean(s.budgets.map(\.label)) + mean(s.rankings.map(\.label))
                 + mean(s.widgets.map(\.id)) + 5
             widgetDayRows += rows
             widgetDaysBytes += rows * (names + Self.widgetDayNumberBytes)
+            // One person of the point: its counters, its world, and its widget_days.csv
+            // rows until they are written.
+            let counters = Double(s.days) * pairs * widgets * Memory.widgetDayBytes
+            doublings += days * widgets * max(0, log2(counters / 1_048_576))
+            let rowBytes = widgetDays ? Double(s.days) * pairs * widgets * (names + Self.widgetDayNumberBytes) : 0
+            person = max(person, counters + rowBytes + Self.worldBytes(s))
+            let kept = Double(s.replications) + (s.replications == 1 ? pointBlocks : 0)
+            totals += kept * Double(s.days) * pairs * widgets * Memory.totalWidgetDayBytes
         }
-        let running = max(1, min(threads, blocks))
+        let study = points.count > 1 ? Double(points.count) : 0
+        let running = max(1, min(threads, Int(blocks)))
         self.events = events
         self.personDays = personDays
         self.threads = running
-        seconds = events * Self.secondsPerEvent / Double(running)
-        bytes = Self.fixedBytes + Double(running) * perThread
+        cpuParts = [
+            ("start", Cost.startSeconds),
+            ("views", viewMembers * Cost.viewMemberSeconds),
+            ("widget-days", widgetDayCount * Cost.widgetDaySeconds + doublings * Cost.widgetDayPerDoublingSeconds),
+            ("blocks", blocks * Cost.blockSeconds),
+            ("study points", study * Cost.pointSeconds),
+        ]
+        cpuSeconds = cpuParts.reduce(0) { $0 + $1.seconds }
+        // The people are shared among the threads; start-up and the reports are not.
+        seconds = Cost.startSeconds + (cpuSeconds - Cost.startSeconds) / Double(running)
+        bytes = Memory.fixedBytes + person + totals + study * Memory.pointBytes
     }
 
     /// Events per person-day under one policy pair, at the rates' means. A timeline
     /// reloaded at its end asks again once per horizon (the guard's bound assumes once
     /// per entry spacing).
     public static func eventsPerPersonDay(_ s: Scenario) -> Double {
+        let kinds = eventsPerPersonDay(kinds: s)
+        return kinds.views + kinds.others
+    }
+
+    /// `eventsPerPersonDay`, the views (lock screen and StandBy) apart from the rest.
+    static func eventsPerPersonDay(kinds s: Scenario) -> (views: Double, others: Double) {
         var mean = s
         mean.person.viewsPerDay.cv = 0
         mean.person.sessionsPerDay.cv = 0
@@ -76,7 +149,9 @@ public struct RunEstimate: Sendable {
             mean.widgets[i].timeline.entrySpacingMs = max(mean.widgets[i].timeline.entrySpacingMs, mean.widgets[i].timeline.horizonMs)
         }
         let shares = RunGuard.eventShares(mean, budgetParameters: { _ in nil })
-        return shares.reduce(0) { $0 + $1.amount }
+        let isView: (String) -> Bool = { $0 == "person.views_per_day" || $0 == "person.standby.views_per_hour" }
+        return (shares.filter { isView($0.path) }.reduce(0) { $0 + $1.amount },
+                shares.filter { !isView($0.path) }.reduce(0) { $0 + $1.amount })
     }
 
     /// One person's world at the rates' means (views, sessions, content changes).
@@ -112,10 +187,26 @@ public struct RunEstimate: Sendable {
             + "(every other report is written as usual)"
     }
 
-    /// `about 12,000 events (3,000 person-days), 2 s on 2 threads, peak memory 45 MB`.
+    /// `about 12,000 events (3,000 person-days × policy pairs), 2 s on 2 threads (4 s of CPU), peak memory about 45 MB`.
     public var description: String {
         "about \(RunGuard.format(events)) events (\(RunGuard.format(personDays)) person-days × policy pairs), "
-            + "\(Self.duration(seconds)) on \(threads) thread\(threads == 1 ? "" : "s"), peak memory about \(RunGuard.bytes(bytes))"
+            + "\(Self.duration(seconds)) on \(threads) thread\(threads == 1 ? "" : "s") (\(Self.duration(cpuSeconds)) of CPU), "
+            + "peak memory about \(RunGuard.bytes(bytes))"
+    }
+
+    /// What `widgetsim run --estimate` prints: the figures in full and the CPU time by part.
+    public var table: String {
+        var lines = [
+            "events             \(RunGuard.format(events))",
+            "person-days        \(RunGuard.format(personDays)) (× policy pairs)",
+            String(format: "cpu seconds        %.2f", cpuSeconds),
+        ]
+        for part in cpuParts {
+            lines.append("  " + part.name.padding(toLength: 17, withPad: " ", startingAt: 0) + String(format: "%.2f", part.seconds))
+        }
+        lines.append(String(format: "wall seconds       %.2f", seconds) + " on \(threads) thread\(threads == 1 ? "" : "s") of an idle machine")
+        lines.append(String(format: "peak memory mb     %.1f", bytes / 1_048_576))
+        return lines.joined(separator: "\n")
     }
 
     static func duration(_ s: Double) -> String {

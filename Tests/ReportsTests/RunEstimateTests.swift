@@ -20,24 +20,91 @@ import WidgetSimScenario
         #expect(estimate.personDays == Double(people * days * s.policyPairs.count))
     }
 
-    /// Memory per thread as measured on release builds: one person of tiny.yaml over 3000
-    /// days peaks at 182 MB, one of default.yaml over 1000 days at 1304 MB.
+    /// Peak memory as measured on release builds (`scripts/estimate-check`): one person of
+    /// tiny.yaml over 8000 days peaks at 647 MB without widget_days.csv, one of
+    /// default.yaml over 600 days at 794 MB with it.
     @Test func memoryMatchesMeasuredPeaks() throws {
-        for (file, days, measured) in [("tiny.yaml", 3000, 182.0), ("default.yaml", 1000, 1304.0)] {
+        for (file, days, measured, widgetDays) in [("tiny.yaml", 8000, 647.0, false), ("default.yaml", 600, 794.0, true)] {
             var s = try loadScenario(file)
             s.people = 1
             s.days = days
             s.warmupDays = 0
-            let mb = RunEstimate([s], threads: 1).bytes / 1_048_576
+            s.replications = 1
+            let mb = RunEstimate([s], threads: 1, widgetDays: widgetDays).bytes / 1_048_576
             #expect(mb <= 1.5 * measured && measured <= 1.5 * mb, "\(file): estimated \(mb) MB, measured \(measured) MB")
         }
     }
 
-    @Test func aRunBeyondTheMachineOrADayIsRefused() throws {
+    /// The CPU time grows with each size as its parts do: twice the people or
+    /// replications is twice the work of the views and widget-days; more days per person
+    /// cost more per day (the person outgrows the caches); a policy pair fewer is a share
+    /// less; threads share the work's wall time but not its CPU time, and the memory holds
+    /// one person whatever the threads.
+    @Test func theCostsScaleWithTheRun() throws {
+        var s = try tiny(people: 640, days: 30, replications: 1)
+        let base = RunEstimate([s], threads: 1)
+        func part(_ e: RunEstimate, _ name: String) throws -> Double { try #require(e.cpuParts.first { $0.name == name }).seconds }
+        for (name, change) in [("people", { (s: inout Scenario) in s.people *= 2 }),
+                               ("replications", { (s: inout Scenario) in s.replications *= 2 })] {
+            var bigger = s
+            change(&bigger)
+            let e = RunEstimate([bigger], threads: 1)
+            for p in ["views", "widget-days"] {
+                #expect(try abs(part(e, p) - 2 * part(base, p)) < 1e-9 * part(e, p), "\(name): \(p)")
+            }
+            #expect(e.events == 2 * base.events && e.personDays == 2 * base.personDays, "\(name)")
+        }
+        var longer = s
+        longer.days *= 8
+        let long = RunEstimate([longer], threads: 1)
+        #expect(try part(long, "views") == 8 * part(base, "views"))
+        #expect(try part(long, "widget-days") > 8.5 * part(base, "widget-days"))
+        #expect(long.bytes > 3 * base.bytes)
+
+        var onePair = s
+        onePair.budgets.removeLast()
+        let fewer = RunEstimate([onePair], threads: 1)
+        #expect(fewer.personDays == base.personDays / 2)
+        #expect(try abs(part(fewer, "views") - part(base, "views") / 2) < 1e-12)
+        #expect(fewer.bytes < base.bytes && fewer.cpuSeconds < base.cpuSeconds)
+
+        let two = RunEstimate([s], threads: 2)
+        #expect(two.cpuSeconds == base.cpuSeconds)
+        #expect(abs(two.seconds - RunEstimate.Cost.startSeconds - (base.cpuSeconds - RunEstimate.Cost.startSeconds) / 2) < 1e-9)
+        #expect(two.bytes == base.bytes)
+        // No more threads run than there are blocks.
+        s.people = 1
+        #expect(RunEstimate([s], threads: 8).threads == 1)
+
+        // widget_days.csv's rows are held for the person until written.
+        s.days = 3000
+        #expect(RunEstimate([s], threads: 1, widgetDays: false).bytes < RunEstimate([s], threads: 1).bytes)
+        // A shard is its share of the people.
+        s.people = 640
+        s.days = 30
+        #expect(RunEstimate([s], threads: 1, shards: 4).events == base.events / 4)
+    }
+
+    /// Views cost per member of the stack ranked at them.
+    @Test func viewsCostPerStackMember() throws {
         var s = try loadScenario("tiny.yaml")
-        s.people = 10_000_000
-        s.days = 100_000
-        s.replications = 10_000
+        let three = RunEstimate([s], threads: 1).cpuParts.first { $0.name == "views" }!.seconds
+        s.stack.members.removeLast()
+        let two = RunEstimate([s], threads: 1).cpuParts.first { $0.name == "views" }!.seconds
+        #expect(abs(two - three * 2 / 3) < 1e-12 * three, "\(two) \(three)")
+    }
+
+    /// tiny.yaml at another size.
+    func tiny(people: Int, days: Int, replications: Int) throws -> Scenario {
+        var s = try loadScenario("tiny.yaml")
+        s.people = people
+        s.days = days
+        s.replications = replications
+        return s
+    }
+
+    @Test func aRunBeyondTheMachineOrADayIsRefused() throws {
+        var s = try tiny(people: 10_000_000, days: 100_000, replications: 10_000)
         let estimate = RunEstimate([s], threads: 2)
         let why = try #require(estimate.refusal(machineBytes: 1e15))
         #expect(why.hasPrefix("it would run for about "), "\(why)")

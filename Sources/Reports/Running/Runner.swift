@@ -196,7 +196,7 @@ public final class Runner: @unchecked Sendable {
                     var rowsChecksum = CRC32C()
                     var rows = 0
                     if self.widgetDays, let folder = self.partsFolder {
-                        rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id))
+                        rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id), durable: false)
                     }
                     defer { rowsFile?.abandon() }
                     var blockEvents: Int64 = 0
@@ -244,7 +244,7 @@ public final class Runner: @unchecked Sendable {
                                 id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: rowsFile == nil ? -1 : rows,
                                 rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
                                 seconds: wall, pairSeconds: blockSeconds),
-                            to: PartFiles.countsURL(folder, id))
+                            to: PartFiles.countsURL(folder, id), durable: false)
                     }
                     let progress: RunProgress = shared.withLock { st in
                         for p in 0 ..< pairs[k].count { st.totals[k][id.replication][p].add(totals[p]) }
