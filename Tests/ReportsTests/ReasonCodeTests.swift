@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimKernel
 import WidgetSimModel
 import WidgetSimReports

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimKernel
 import WidgetSimModel
 import WidgetSimReports

@@ -1,4 +1,3 @@
-import CGSL
 import Foundation
 import WidgetSimKernel
 import WidgetSimSampling
@@ -224,8 +223,7 @@ extension LocalHours {
 
         @inline(__always)
         mutating func piece(containing t: Double) -> (rate: Double, end: Double) {
-            // Times and local times of a run are not negative, where truncation is the floor.
-            let ms = t >= 0 ? widgetsim_trunc_i64(t) : SimTime(t.rounded(.down))
+            let ms = floorMilliseconds(t)
             let spans = spans.baseAddress!
             // The times asked about never decrease, and stay before the clock's end, which
             // the last span reaches.
@@ -276,9 +274,8 @@ extension LocalHours {
                                 let capacity = r * (stop - t)
                                 if need <= capacity {
                                     t += need / r
-                                    // Truncation is the floor for t ≥ 0, the times of a run; t
-                                    // is below `limit` (an Int64), so its integer part fits.
-                                    let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
+                                    // t is below `limit` (an Int64), so its integer part fits.
+                                    let ms = floorMilliseconds(t)
                                     if ms >= end { break pieces }
                                     if filled == batch.count {
                                         result.append(contentsOf: batch)
