@@ -17,8 +17,9 @@
 @_exported import protocol WidgetSimModel.BudgetPolicy
 @_exported import enum WidgetSimModel.BudgetDecision
 @_exported import enum WidgetSimModel.ReloadReason
-@_exported import enum WidgetSimModel.RefusalReason
+@_exported import struct WidgetSimModel.RefusalReason
 @_exported import struct WidgetSimModel.RefusalRule
+@_exported import struct WidgetSimModel.BudgetObservations
 @_exported import enum WidgetSimModel.BudgetPolicies
 
 // Ranking policies.
