@@ -120,7 +120,14 @@ let package = Package(
         .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
         .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
-        .testTarget(name: "ModelTests", dependencies: ["WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"]),
+        // What the engine's tests in ModelTests and ReportsTests share (scenarios built in
+        // code, recording policies).
+        .target(
+            name: "EngineTestSupport",
+            dependencies: ["WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"],
+            path: "Tests/EngineTestSupport"
+        ),
+        .testTarget(name: "ModelTests", dependencies: ["EngineTestSupport", "WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"]),
         .testTarget(
             name: "ScenarioTests",
             dependencies: ["WidgetSimScenario", "WidgetSimKernel", "WidgetSimModel", "WidgetSimTrace"],
@@ -137,8 +144,8 @@ let package = Package(
         .testTarget(
             name: "ReportsTests",
             dependencies: [
-                "WidgetSimReports", "WidgetSimExecution", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel",
-                "WidgetSimSampling",
+                "EngineTestSupport", "WidgetSimReports", "WidgetSimExecution", "WidgetSimScenario", "WidgetSimModel",
+                "WidgetSimKernel", "WidgetSimSampling",
             ],
             resources: [.copy("Golden")]
         ),
