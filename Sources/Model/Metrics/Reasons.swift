@@ -45,10 +45,13 @@ public struct RefusalReason: Hashable, Sendable, CustomStringConvertible {
     @inlinable public static var totalCap: RefusalReason { RefusalReason(number: 4) }
     /// The token bucket holds less than one token.
     @inlinable public static var tokensEmpty: RefusalReason { RefusalReason(number: 5) }
-    /// The quota of the App Standby bucket the app is in is spent.
+    /// The quota of the App Standby bucket `active` is spent.
     @inlinable public static var bucketQuotaActive: RefusalReason { RefusalReason(number: 6) }
+    /// The quota of the App Standby bucket `working_set` is spent.
     @inlinable public static var bucketQuotaWorkingSet: RefusalReason { RefusalReason(number: 7) }
+    /// The quota of the App Standby bucket `frequent` is spent.
     @inlinable public static var bucketQuotaFrequent: RefusalReason { RefusalReason(number: 8) }
+    /// The quota of the App Standby bucket `rare` is spent.
     @inlinable public static var bucketQuotaRare: RefusalReason { RefusalReason(number: 9) }
     /// No view of the instance is expected soon: the request waits for one.
     @inlinable public static var noViewExpected: RefusalReason { RefusalReason(number: 10) }
@@ -76,6 +79,7 @@ public struct RefusalReason: Hashable, Sendable, CustomStringConvertible {
     /// The code as `reasons.csv`, traces and `widgetsim policies` write it.
     public var label: String { RefusalCodes.shared.label(of: rawValue) }
 
+    /// The code's label.
     public var description: String { label }
 
     /// Refusals by a system rule, not by the budget policy: they are not among the
