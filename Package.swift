@@ -2,19 +2,34 @@
 import PackageDescription
 
 // Layers, bottom to top (each folder under Sources/ is one target):
-//   CGSL      the GNU Scientific Library, as a system library
-//   Sampling  random streams, seed derivation and distributions over GSL
-//   Kernel    the discrete-event kernel: clock, future-event list, run loop (knows no widgets)
+//   CGSL      the GNU Scientific Library, as a system library (its glue alone)
+//   CSampling the C steps of Sampling's hot loops: taus2 drawn inline, a truncating conversion
+//   Sampling  random streams, seed derivation and distributions over GSL; the only layer
+//             that calls GSL or CSampling directly (Trace calls GSL's fitting routines too)
+//   Kernel    the discrete-event kernel: simulated time and the future-event lists (knows no
+//             widgets). The run loop is the model's (`PersonEngine`): it merges the events its
+//             world knows in advance with the queue's, which a loop here handing each event to
+//             a handler would not do; a kernel loop that only the benchmark ran was removed
+//             rather than put on the engine's hot path
 //   Model     widgets, timelines, reloads, budget and ranking policies, metrics as counters
 //   Trace     usage logs (LSApp, CSV) read streaming, the person model fitted to them, and
 //             a scenario's people written as one
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
-//   Reports   running people in parallel, shards, CSV reports, comparisons, merge
+//   CCRC32C   the processor's CRC-32C instruction, for Execution's checksums
+//   Execution running people in parallel: threads, blocks, totals, part files and their
+//             checksums (what a resume reads back), the run's manifest, the folder lock;
+//             knows no report file. Report writing needs execution's results (`RunResult`,
+//             `PairTotals`, parts), so Reports depends on Execution and not the reverse: the
+//             rows a part keeps beside its counts and the trace's run columns are formats
+//             the layer above hands the runner (`PartRowFormat`, `RunTrace`)
+//   Reports   CSV reports, summaries, comparisons; a run's whole job (`RunJob`: the folder's
+//             checks and resume, execution, then the reports) and the merge of shards, which
+//             end in report files and so live here
 //   ReportPage  report.html: the CSVs drawn as gnuplot charts in one page (for people)
 //   CLI       the `widgetsim` command line, as a library a host program can run with its own policies
 //   Main      the `widgetsim` executable: the command line with the built-in policies
 //   WidgetSim the library product: re-exports what a policy author and a host program use
-//   Bench     the kernel benchmark (`widgetsim-bench`), run in release builds
+//   Bench     the hold-model benchmark of the kernel's queue (`widgetsim-bench`), in release builds
 // No unsafe compiler flags, so other packages can depend on WidgetSim by version. The
 // simulation's hot path mutates arrays held by classes (the engine, its queue, the
 // world, the stack's history, the governor, the relevance timelines); Swift's dynamic
@@ -44,7 +59,8 @@ let package = Package(
             pkgConfig: "gsl",
             providers: [.apt(["libgsl-dev"])]
         ),
-        .target(name: "WidgetSimSampling", dependencies: ["CGSL"], path: "Sources/Sampling"),
+        .target(name: "CSampling", path: "Sources/CSampling"),
+        .target(name: "WidgetSimSampling", dependencies: ["CGSL", "CSampling"], path: "Sources/Sampling"),
         .target(name: "WidgetSimKernel", path: "Sources/Kernel"),
         .target(
             name: "WidgetSimModel",
@@ -58,23 +74,30 @@ let package = Package(
         ),
         .target(
             name: "WidgetSimScenario",
-            dependencies: ["WidgetSimModel", "WidgetSimSampling", "WidgetSimTrace", .product(name: "Yams", package: "Yams")],
+            dependencies: ["WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling", "WidgetSimTrace", .product(name: "Yams", package: "Yams")],
             path: "Sources/Scenario"
+        ),
+        .target(name: "CCRC32C", path: "Sources/CCRC32C"),
+        .target(
+            name: "WidgetSimExecution",
+            dependencies: ["WidgetSimKernel", "WidgetSimModel", "CCRC32C"],
+            path: "Sources/Execution"
         ),
         .target(
             name: "WidgetSimReports",
-            dependencies: ["WidgetSimModel", "WidgetSimSampling", "CGSL"],
+            dependencies: ["WidgetSimExecution", "WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"],
             path: "Sources/Reports"
         ),
         .target(
             name: "WidgetSimReportPage",
-            dependencies: ["WidgetSimReports", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["WidgetSimReports", "WidgetSimExecution", .product(name: "Mustache", package: "swift-mustache")],
             path: "Sources/ReportPage"
         ),
         .target(
             name: "WidgetSimCLI",
             dependencies: [
-                "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage", "WidgetSimTrace",
+                "WidgetSimExecution", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimReportPage",
+                "WidgetSimTrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CLI",
@@ -85,7 +108,7 @@ let package = Package(
             name: "WidgetSim",
             dependencies: [
                 "WidgetSimKernel", "WidgetSimSampling", "WidgetSimModel", "WidgetSimScenario",
-                "WidgetSimReports", "WidgetSimReportPage", "WidgetSimCLI",
+                "WidgetSimExecution", "WidgetSimReports", "WidgetSimReportPage", "WidgetSimCLI",
             ],
             path: "Sources/WidgetSim"
         ),
@@ -97,26 +120,37 @@ let package = Package(
         .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .testTarget(name: "SamplingTests", dependencies: ["WidgetSimSampling"]),
         .testTarget(name: "KernelTests", dependencies: ["WidgetSimKernel"]),
-        .testTarget(name: "ModelTests", dependencies: ["WidgetSimModel", "WidgetSimSampling"]),
+        // What the engine's tests in ModelTests and ReportsTests share (scenarios built in
+        // code, recording policies).
+        .target(
+            name: "EngineTestSupport",
+            dependencies: ["WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"],
+            path: "Tests/EngineTestSupport"
+        ),
+        .testTarget(name: "ModelTests", dependencies: ["EngineTestSupport", "WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"]),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["WidgetSimScenario", "WidgetSimModel", "WidgetSimTrace"],
+            dependencies: ["WidgetSimScenario", "WidgetSimKernel", "WidgetSimModel", "WidgetSimTrace"],
             resources: [.copy("Fixtures")]
         ),
         // Runs the built `widgetsim` (help texts, the README's commands); imports its command line for
         // the help texts' source.
-        .testTarget(name: "CLITests", dependencies: ["WidgetSimCLI", "WidgetSimMain"]),
+        .testTarget(name: "CLITests", dependencies: ["WidgetSimCLI", "WidgetSimExecution", "WidgetSimMain"]),
         .testTarget(
             name: "ReportPageTests",
-            dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimScenario", "WidgetSimModel"],
+            dependencies: ["WidgetSimReportPage", "WidgetSimReports", "WidgetSimExecution", "WidgetSimScenario", "WidgetSimModel"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ReportsTests",
-            dependencies: ["WidgetSimReports", "WidgetSimScenario", "WidgetSimModel", "WidgetSimKernel", "WidgetSimSampling"],
+            dependencies: [
+                "EngineTestSupport", "WidgetSimReports", "WidgetSimExecution", "WidgetSimScenario", "WidgetSimModel",
+                "WidgetSimKernel", "WidgetSimSampling",
+            ],
             resources: [.copy("Golden")]
         ),
+        .testTarget(name: "ExecutionTests", dependencies: ["WidgetSimExecution", "WidgetSimModel"]),
         .testTarget(name: "LibraryTests", dependencies: ["WidgetSim"]),
-        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimModel", "WidgetSimSampling"]),
+        .testTarget(name: "TraceTests", dependencies: ["WidgetSimTrace", "WidgetSimScenario", "WidgetSimKernel", "WidgetSimModel", "WidgetSimSampling"]),
     ]
 )

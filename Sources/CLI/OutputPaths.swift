@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WidgetSimExecution
 import WidgetSimReports
 
 /// A word as a shell reads it: quoted when it holds anything but safe characters.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReports
 

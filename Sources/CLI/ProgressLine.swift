@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimReports
 
 /// Progress on standard error, once the run has lasted two seconds: on a terminal, one

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WidgetSimExecution
 import WidgetSimReportPage
 import WidgetSimReports
 

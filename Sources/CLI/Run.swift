@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReportPage
 import WidgetSimReports

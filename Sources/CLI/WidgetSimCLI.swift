@@ -42,11 +42,11 @@ public enum WidgetSimCLI {
     public static func main(policies: PolicyRegistry, arguments: [String]? = nil) -> Never {
         current.set(policies)
         do {
-            var command = try WidgetSim.parseAsRoot(arguments)
+            var command = try WidgetSimCommand.parseAsRoot(arguments)
             try command.run()
         } catch {
-            let code = WidgetSim.exitCode(for: error)
-            let message = WidgetSim.fullMessage(for: error)
+            let code = WidgetSimCommand.exitCode(for: error)
+            let message = WidgetSimCommand.fullMessage(for: error)
             if code == .success {
                 if !message.isEmpty { print(message) }
                 exit(0)

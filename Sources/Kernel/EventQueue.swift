@@ -1,6 +1,3 @@
-/// Simulated time: whole milliseconds since the scenario's start instant.
-public typealias SimTime = Int64
-
 /// The future-event list: a 4-ary min-heap of value events ordered by
 /// `(time, rank, sequence)`.
 ///

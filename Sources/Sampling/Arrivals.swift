@@ -1,4 +1,12 @@
-import CGSL
+import CSampling
+
+/// The whole millisecond at or before `t`, whose integer part must fit in 64 bits. For
+/// t ≥ 0, the times of a run, truncation is the floor: one conversion instruction
+/// (`Int64(_:)` checks the range first).
+@inlinable @inline(__always)
+public func floorMilliseconds(_ t: Double) -> Int64 {
+    t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
+}
 
 /// A rate that is constant on consecutive pieces of time, for non-homogeneous Poisson
 /// arrivals. Times are milliseconds, as `Double` while sampling.
@@ -123,9 +131,8 @@ extension RandomStream {
                         let capacity = r * (stop - t)
                         if need <= capacity {
                             t += need / r
-                            // Truncation is the floor for t ≥ 0, the times of a run; t is
-                            // below `limit` (an Int64), so its integer part fits.
-                            let ms = t >= 0 ? widgetsim_trunc_i64(t) : Int64(t.rounded(.down))
+                            // t is below `limit` (an Int64), so its integer part fits.
+                            let ms = floorMilliseconds(t)
                             if ms >= end { break pieces }
                             if filled == batch.count {
                                 result.append(contentsOf: batch)

@@ -1,4 +1,5 @@
 import CGSL
+import CSampling
 import Foundation
 
 /// A GSL generator chosen by name.
@@ -48,7 +49,7 @@ public final class RandomStream {
         }
         self.rng = rng
         self.kind = kind
-        taus = kind == .taus2 && widgetsim_taus_fits(rng) != 0 ? rng.pointee.state : nil
+        taus = kind == .taus2 && gsl_rng_size(rng) == MemoryLayout<widgetsim_taus_state>.size ? rng.pointee.state : nil
         gsl_rng_set(rng, seed)
     }
 
@@ -174,7 +175,7 @@ public protocol UniformSource {
 extension RandomStream: UniformSource {}
 
 /// The uniforms of a `taus2` stream from a copy of its state (see
-/// `RandomStream.withTausUniforms`): the shim's steps (`widgetsim_taus_next`, those of
+/// `RandomStream.withTausUniforms`): CSampling's steps (`widgetsim_taus_next`, those of
 /// `widgetsim_taus_uniform`) on the three 32-bit components held as values.
 public struct TausUniforms: UniformSource {
     @usableFromInline var words: widgetsim_taus_words

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimKernel
 import WidgetSimModel
 
 /// The check made before a run starts: from the scenario alone, an estimate of the

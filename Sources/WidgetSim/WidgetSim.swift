@@ -1,3 +1,4 @@
+
 // The library product: what a policy author and a host program use, re-exported
 // declaration by declaration from the modules that define them. Everything else in
 // those modules (the person engine, world generation, counters, report files'
@@ -5,7 +6,7 @@
 
 // Time.
 @_exported import typealias WidgetSimKernel.SimTime
-@_exported import enum WidgetSimModel.Milliseconds
+@_exported import enum WidgetSimKernel.Milliseconds
 @_exported import enum WidgetSimModel.DurationText
 
 // Randomness a ranking policy may use.
@@ -16,8 +17,9 @@
 @_exported import protocol WidgetSimModel.BudgetPolicy
 @_exported import enum WidgetSimModel.BudgetDecision
 @_exported import enum WidgetSimModel.ReloadReason
-@_exported import enum WidgetSimModel.RefusalReason
+@_exported import struct WidgetSimModel.RefusalReason
 @_exported import struct WidgetSimModel.RefusalRule
+@_exported import struct WidgetSimModel.BudgetObservations
 @_exported import enum WidgetSimModel.BudgetPolicies
 
 // Ranking policies.
@@ -49,14 +51,14 @@
 @_exported import struct WidgetSimScenario.ScenarioIssue
 
 // Running and reports.
-@_exported import class WidgetSimReports.Runner
-@_exported import struct WidgetSimReports.RunResult
+@_exported import class WidgetSimExecution.Runner
+@_exported import struct WidgetSimExecution.RunResult
 @_exported import enum WidgetSimReports.RunJob
 @_exported import struct WidgetSimReports.RunOptions
 @_exported import enum WidgetSimReports.RunOutcome
 @_exported import struct WidgetSimReports.Provenance
 @_exported import enum WidgetSimReports.SummaryTable
-@_exported import struct WidgetSimReports.UnregisteredPolicy
+@_exported import struct WidgetSimExecution.UnregisteredPolicy
 @_exported import enum WidgetSimReportPage.ReportPage
 @_exported import enum WidgetSimReportPage.ReportInputError
 

@@ -7,7 +7,7 @@ import Testing
 /// re-wrapped, no literal `\` at a line's end, each option's default said once.
 @Suite struct HelpTests {
     static let commands: [(arguments: [String], type: any ParsableCommand.Type)] = [
-        ([], WidgetSim.self), (["run"], Run.self), (["report"], Report.self), (["batch"], Batch.self), (["merge"], Merge.self),
+        ([], WidgetSimCommand.self), (["run"], Run.self), (["report"], Report.self), (["batch"], Batch.self), (["merge"], Merge.self),
         (["compare"], Compare.self), (["validate"], Validate.self), (["calibrate"], Calibrate.self), (["log"], Log.self),
         (["policies"], Policies.self),
     ]

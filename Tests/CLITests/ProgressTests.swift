@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WidgetSimCLI
+import WidgetSimExecution
 @testable import WidgetSimReports
 
 /// Progress on a terminal (one line rewritten in place, within the window) and in a

@@ -19,7 +19,7 @@ import WidgetSimKernel
         q.schedule(at: 10, rank: 7, 3)   // later rank: after
         q.schedule(at: 9, rank: 9, 4)    // earlier time: before
         q.schedule(at: 11, rank: 0, 5)   // later time: after
-        var sim = Simulation(handler: Recorder(), queue: q)
+        var sim = QueueLoop(handler: Recorder(), queue: q)
         sim.run(before: 10, rank: 5)
         #expect(sim.handler.log.map(\.1) == [4, 1])
         #expect(sim.now == 10)
@@ -31,7 +31,7 @@ import WidgetSimKernel
     @Test func eventsScheduledWhileMergingAreMergedToo() {
         var q = EventQueue<Int>()
         q.schedule(at: 0, rank: 3, 102)  // handled at 0, schedules 2 at 1, which schedules nothing
-        var sim = Simulation(handler: Recorder(), queue: q)
+        var sim = QueueLoop(handler: Recorder(), queue: q)
         sim.run(before: 1, rank: 3)      // the event at 1 has rank 3: the outside one goes first
         #expect(sim.handler.log.map(\.1) == [102])
         sim.run(before: 1, rank: 4)
@@ -43,7 +43,7 @@ import WidgetSimKernel
         var q = EventQueue<Int>(slots: 1)
         q.schedule(at: 5, rank: 1, slot: 0, 1)
         q.schedule(at: 8, rank: 1, slot: 0, 2)  // supersedes the event at 5
-        var sim = Simulation(handler: Recorder(), queue: q)
+        var sim = QueueLoop(handler: Recorder(), queue: q)
         sim.run(before: 7, rank: 0)
         #expect(sim.handler.log.isEmpty)
         sim.run(before: 9, rank: 0)

@@ -75,7 +75,7 @@ import WidgetSimKernel
         #expect(q.isEmpty)
     }
 
-    /// A `Simulation` driven by a scripted model against the same model run on the
+    /// A queue driven by a scripted model against the same model run on the
     /// reference queue, in several `run(until:)` chunks.
     @Test(arguments: Reaction.allCases, [UInt64(21), 22, 23])
     func simulationMatchesReference(reaction: Reaction, seed: UInt64) {
@@ -101,7 +101,7 @@ import WidgetSimKernel
         // The heap property is checked on every event; with thousands pending only on
         // every 8th, to keep the debug-build run short.
         let handler = ScriptedHandler(script: Script(reaction, seed: seed), checkEvery: reaction == .nothing ? 8 : 1)
-        var sim = Simulation(handler: handler, queue: q)
+        var sim = QueueLoop(handler: handler, queue: q)
         var refScript = Script(reaction, seed: seed)
         var refLog = [Delivery]()
 

@@ -1,3 +1,4 @@
+import Testing
 import WidgetSimKernel
 
 /// SplitMix64: a small deterministic generator for the tests' random operations, so
@@ -187,7 +188,48 @@ struct Script {
     }
 }
 
-/// A `Simulation` handler that records every delivery and checks the heap property
+/// What a test's model does with each event its loop hands it: it may schedule,
+/// supersede or cancel events in the queue it is given.
+protocol EventHandler {
+    associatedtype Payload
+    mutating func handle(_ payload: Payload, at time: SimTime, queue: inout EventQueue<Payload>)
+}
+
+/// A test's run loop over one queue, as a model drives it: pops events in order and
+/// hands each to the handler, keeping the clock at the time of the last one.
+struct QueueLoop<Handler: EventHandler> {
+    private(set) var now: SimTime = 0
+    private(set) var eventsHandled = 0
+    var queue: EventQueue<Handler.Payload>
+    var handler: Handler
+
+    init(handler: Handler, queue: EventQueue<Handler.Payload>) {
+        self.handler = handler
+        self.queue = queue
+    }
+
+    private mutating func handle(_ event: (time: SimTime, payload: Handler.Payload)) {
+        #expect(event.time >= now, "an event was delivered before the clock")
+        now = event.time
+        eventsHandled += 1
+        handler.handle(event.payload, at: event.time, queue: &queue)
+    }
+
+    /// Handles every event due strictly before `end`, then sets the clock to `end`.
+    mutating func run(until end: SimTime) {
+        while let event = queue.popNext(before: end) { handle(event) }
+        now = max(now, end)
+    }
+
+    /// Handles every queued event that comes before an outside event due at `time`
+    /// with `rank`, then sets the clock to `time`.
+    mutating func run(before time: SimTime, rank: UInt8) {
+        while let event = queue.popNext(before: time, rank: rank) { handle(event) }
+        now = time
+    }
+}
+
+/// A `QueueLoop` handler that records every delivery and checks the heap property
 /// while the handled event is still the consumed top (before and after the model
 /// schedules), on every `checkEvery`-th event (0: never).
 struct ScriptedHandler: EventHandler {

@@ -13,6 +13,11 @@ struct DocumentationTests {
     /// default implementations): DocC lists them, but there is no source to document.
     static let supplied: Set<String> = [
         "!=(_:_:)", "==(_:_:)", "hash(into:)", "hashValue", "init(rawValue:)", "rawValue", "localizedDescription",
+        // An option set's members, as `OptionSet` and `SetAlgebra` give them.
+        "contains(_:)", "formIntersection(_:)", "formSymmetricDifference(_:)", "formUnion(_:)", "init()", "init(_:)",
+        "init(arrayLiteral:)", "insert(_:)", "intersection(_:)", "isDisjoint(with:)", "isEmpty", "isStrictSubset(of:)",
+        "isStrictSuperset(of:)", "isSubset(of:)", "isSuperset(of:)", "remove(_:)", "subtract(_:)", "subtracting(_:)",
+        "symmetricDifference(_:)", "union(_:)", "update(with:)",
     ]
 
     /// `MODULE/NAME` of every declaration the library re-exports.

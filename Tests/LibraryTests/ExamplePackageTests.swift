@@ -131,7 +131,7 @@ struct ExamplePackageTests {
 
     /// `WidgetSimVersion.current`, read from its source.
     static func libraryVersion() throws -> String {
-        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/Reports/Parts/RunManifest.swift"),
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/Execution/Parts/RunManifest.swift"),
                               encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.contains("public static let current = ") })
         return String(line.split(separator: "\"")[1])

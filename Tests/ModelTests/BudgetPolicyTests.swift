@@ -1,4 +1,5 @@
 import Testing
+import WidgetSimKernel
 import WidgetSimModel
 
 // Shared machinery for the budget policy tests (the other BudgetPolicyTests*.swift

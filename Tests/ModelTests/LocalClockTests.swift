@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimKernel
 @testable import WidgetSimModel
 import WidgetSimSampling
 

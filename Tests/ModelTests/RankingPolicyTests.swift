@@ -1,4 +1,5 @@
 import Testing
+import WidgetSimKernel
 @testable import WidgetSimModel
 import WidgetSimSampling
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimExecution
 @testable import WidgetSimReportPage
 import WidgetSimReports
 import WidgetSimScenario

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario

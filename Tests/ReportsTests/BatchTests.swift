@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario

@@ -1,5 +1,7 @@
+import EngineTestSupport
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReports
 

@@ -1,5 +1,7 @@
+import EngineTestSupport
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimKernel
 import WidgetSimModel
 import WidgetSimReports

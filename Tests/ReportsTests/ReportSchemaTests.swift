@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 import WidgetSimModel

@@ -1,25 +1,10 @@
+import EngineTestSupport
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimKernel
 import WidgetSimModel
 import WidgetSimReports
-
-/// Keeps every trace line in memory.
-final class CollectingTrace: TraceSink, @unchecked Sendable {
-    struct Line {
-        var time: SimTime
-        var person: Int
-        var pair: PolicyPair?
-        var event: String
-        var widget: String
-        var decision: String
-        var reason: String
-    }
-    var lines: [Line] = []
-    func record(time: SimTime, person: Int, pair: PolicyPair?, event: String, widget: String, decision: String, reason: String) {
-        lines.append(Line(time: time, person: person, pair: pair, event: event, widget: widget, decision: decision, reason: reason))
-    }
-}
 
 /// The rotation governor under every ranking policy (MODEL §5), read from the trace.
 @Suite struct RotationGovernorTests {

@@ -1,4 +1,6 @@
 import Foundation
+import EngineTestSupport
+import WidgetSimExecution
 import WidgetSimKernel
 import WidgetSimModel
 import WidgetSimReports
@@ -19,38 +21,6 @@ func loadScenario(_ name: String) throws -> Scenario {
     try ScenarioLoader.load(path: repositoryRoot.appendingPathComponent("scenarios/\(name)").path)
 }
 
-/// A widget with flat interest `base`, an hourly timeline and no content changes unless given.
-func widget(
-    _ id: String, base: Double, peaks: [InterestPeak] = [], reload: ReloadPolicy = .after(Milliseconds.hour),
-    horizon: Int64 = Milliseconds.hour, content: ContentSpec = ContentSpec(), relevance: RelevanceSpec = .none,
-    kind: String? = nil, interactive: Bool = false
-) -> WidgetSpec {
-    WidgetSpec(
-        id: id, kind: kind ?? id, app: "app.\(kind ?? id)", interactive: interactive,
-        interest: InterestSpec(base: base, peaks: peaks),
-        timeline: TimelineSpec(horizonMs: horizon, reload: reload),
-        content: content, relevance: relevance)
-}
-
-/// A scenario built in code: UTC, no travel, no environment changes.
-func scenario(
-    people: Int = 20, days: Int = 3, seed: UInt64 = 11, widgets: [WidgetSpec],
-    budgets: [PolicyChoice] = [PolicyChoice(name: "unlimited")],
-    rankings: [PolicyChoice] = [PolicyChoice(name: "static")],
-    person: (inout PersonModel) -> Void = { _ in }
-) -> Scenario {
-    var p = PersonModel()
-    p.environmentChangesPerDay = 0
-    p.viewsPerDay = PerPersonRate(mean: 80, cv: 0)
-    p.sessionsPerDay = PerPersonRate(mean: 10, cv: 0)
-    person(&p)
-    return Scenario(
-        name: "test", seed: seed, days: days, people: people,
-        start: CalendarDate(year: 2026, month: 1, day: 5), timeZone: "UTC", person: p,
-        widgets: widgets, stack: StackSpec(members: Array(widgets.indices)),
-        budgets: budgets, rankings: rankings)
-}
-
 func run(_ s: Scenario, threads: Int = 1) throws -> RunResult {
     try Runner(scenario: s, threads: threads).run()
 }
@@ -66,56 +36,6 @@ func temporaryFolder() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("widgetsim-tests-\(UUID().uuidString)")
     try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
-}
-
-/// A budget policy that forwards to another and records what it was asked and said.
-final class RecordingBudget: BudgetPolicy {
-    let inner: any BudgetPolicy
-    var decisions: [(instance: Int, reason: ReloadReason, time: SimTime, decision: BudgetDecision)] = []
-    var reloads: [(instance: Int, charged: Bool, time: SimTime)] = []
-    init(_ inner: any BudgetPolicy) { self.inner = inner }
-    func begin(instances: Int) {
-        decisions.removeAll()
-        reloads.removeAll()
-        inner.begin(instances: instances)
-    }
-    func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        let d = inner.decide(instance: instance, reason: reason, at: now)
-        decisions.append((instance, reason, now, d))
-        return d
-    }
-    func didReload(instance: Int, charged: Bool, at now: SimTime) {
-        reloads.append((instance, charged, now))
-        inner.didReload(instance: instance, charged: charged, at: now)
-    }
-    func didView(instance: Int, at now: SimTime) { inner.didView(instance: instance, at: now) }
-    func didUseApp(instance: Int, at now: SimTime) { inner.didUseApp(instance: instance, at: now) }
-}
-
-/// A ranking policy that forwards to another and records each view's top.
-final class RecordingRanking: RankingPolicy {
-    let inner: any RankingPolicy
-    var tops: [(time: SimTime, top: Int)] = []
-    init(_ inner: any RankingPolicy) { self.inner = inner }
-    func begin(members: Int, stream: WidgetSimSampling.RandomStream) {
-        tops.removeAll()
-        inner.begin(members: members, stream: stream)
-    }
-    func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
-        inner.rank(view, history: history, order: &order)
-        tops.append((view.time, order[0]))
-    }
-    func observe(_ outcome: ViewOutcome, history: StackHistory) { inner.observe(outcome, history: history) }
-    func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
-        inner.observeDonation(member: member, at: time, hour: hour, weekday: weekday)
-    }
-}
-
-/// Runs one person of `s` through an engine with the given policies.
-func simulate(_ s: Scenario, person: Int, budget: any BudgetPolicy, ranking: any RankingPolicy) throws -> PersonCounts {
-    let builder = try WorldBuilder(scenario: s)
-    let engine = PersonEngine(scenario: s, budget: budget, ranking: ranking)
-    return engine.run(builder.build(person: person, replication: 0))
 }
 
 /// The result of a run that finished, or nil.

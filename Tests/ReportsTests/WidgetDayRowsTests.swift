@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimExecution
 import WidgetSimModel
 @testable import WidgetSimReports
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetSimKernel
 import WidgetSimModel
 @testable import WidgetSimScenario
 

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimKernel
 
 /// A parameter value as a scenario gives it, already typed by the parameter's kind.
 public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {

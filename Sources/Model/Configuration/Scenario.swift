@@ -1,18 +1,6 @@
 import WidgetSimKernel
 import WidgetSimSampling
 
-/// Milliseconds in common units.
-public enum Milliseconds {
-    /// One second.
-    public static let second: Int64 = 1_000
-    /// One minute.
-    public static let minute: Int64 = 60_000
-    /// One hour.
-    public static let hour: Int64 = 3_600_000
-    /// One day (24 h).
-    public static let day: Int64 = 86_400_000
-}
-
 /// Everything one simulation run needs, already validated. The `Scenario` layer builds
 /// it from a file; tests build it directly.
 public struct Scenario: Sendable {

@@ -1,3 +1,5 @@
+import WidgetSimKernel
+
 /// The size classes of WidgetKit.
 public enum WidgetFamily: String, CaseIterable, Sendable {
     case small, medium, large, extraLarge, accessoryCircular, accessoryRectangular, accessoryInline

@@ -5,7 +5,7 @@ import WidgetSimKernel
 ///
 /// Only reload requests (rank 6) go through the kernel's queue. The items of the
 /// person's world (ranks 0–5 and 7) are known in advance: the engine merges them with
-/// the queue by time and rank (`Simulation.run(before:rank:)`), items of one process in
+/// the queue by time and rank (`EventQueue.popNext(before:rank:)`), items of one process in
 /// their list's order. A world item and a queued event never share a rank, so the order
 /// is the one a single queue holding every event would give.
 ///

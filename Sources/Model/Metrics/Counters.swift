@@ -166,10 +166,14 @@ public struct PersonCounts: Sendable {
         for i in missedViews.indices { missedViews[i] = 0 }
     }
 
+    /// The refusal codes each day's counters hold: the codes made when they were.
+    public var refusalCodes: Int { days > 0 ? refusals.count / days : 0 }
+
+    /// Refusals of `reason` on `day`; 0 for a code made after these counts were.
     @inlinable
     public subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[day * RefusalReason.count + Int(reason.rawValue)] }
-        set { refusals[day * RefusalReason.count + Int(reason.rawValue)] = newValue }
+        get { Int(reason.rawValue) < refusalCodes ? refusals[day * refusalCodes + Int(reason.rawValue)] : 0 }
+        set { refusals[day * refusalCodes + Int(reason.rawValue)] = newValue }
     }
 
     @inlinable
@@ -205,6 +209,8 @@ final class RunningCounts {
     let personCount: Int
     let widgetCount: Int
     let refusalCount: Int
+    /// The refusal codes each day's counters hold (`RefusalReason.count` when made).
+    let refusalCodes: Int
     let missedCount: Int
     /// One allocation: person, widget, refusal and missed-view counts, in that order.
     let storage: UnsafeMutablePointer<Int64>
@@ -219,7 +225,8 @@ final class RunningCounts {
         self.widgets = widgets
         personCount = days * PersonCounter.count
         widgetCount = days * widgets * WidgetCounter.count
-        refusalCount = days * RefusalReason.count
+        refusalCodes = RefusalReason.count
+        refusalCount = days * refusalCodes
         missedCount = days * MissedViewReason.count
         total = personCount + widgetCount + refusalCount + missedCount
         storage = .allocate(capacity: total)
@@ -252,8 +259,17 @@ final class RunningCounts {
 
     @inline(__always)
     subscript(day: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] }
-        set { refusals[day &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+        get { refusals[day &* refusalCodes &+ Self.index(reason, of: refusalCodes)] }
+        set { refusals[day &* refusalCodes &+ Self.index(reason, of: refusalCodes)] = newValue }
+    }
+
+    /// `reason`'s index in a day's `codes` counters; traps on a code made after the
+    /// counters were (one that no policy's descriptor declared before the run).
+    @inline(__always)
+    static func index(_ reason: RefusalReason, of codes: Int) -> Int {
+        let i = Int(reason.rawValue)
+        precondition(i < codes, "a refusal code made during a run: list it in its policy descriptor's `refusals`")
+        return i
     }
 
     @inline(__always)
@@ -303,6 +319,8 @@ final class ReasonTally {
     let days: Int
     let widgets: Int
     let refusalCount: Int
+    /// The refusal codes each instance-day's counters hold (`RefusalReason.count` when made).
+    let refusalCodes: Int
     let missedCount: Int
     let storage: UnsafeMutablePointer<Int64>
     let refusals: UnsafeMutablePointer<Int64>
@@ -311,7 +329,8 @@ final class ReasonTally {
     init(days: Int, widgets: Int) {
         self.days = days
         self.widgets = widgets
-        refusalCount = days * widgets * RefusalReason.count
+        refusalCodes = RefusalReason.count
+        refusalCount = days * widgets * refusalCodes
         missedCount = days * (widgets + 1) * (widgets + 1) * MissedViewReason.count
         storage = .allocate(capacity: refusalCount + missedCount)
         storage.initialize(repeating: 0, count: refusalCount + missedCount)
@@ -325,8 +344,8 @@ final class ReasonTally {
 
     @inline(__always)
     subscript(day: Int, widget w: Int, refusal reason: RefusalReason) -> Int64 {
-        get { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] }
-        set { refusals[(day &* widgets &+ w) &* RefusalReason.count &+ Int(reason.rawValue)] = newValue }
+        get { refusals[(day &* widgets &+ w) &* refusalCodes &+ RunningCounts.index(reason, of: refusalCodes)] }
+        set { refusals[(day &* widgets &+ w) &* refusalCodes &+ RunningCounts.index(reason, of: refusalCodes)] = newValue }
     }
 
     @inline(__always)

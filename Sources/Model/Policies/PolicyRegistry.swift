@@ -13,7 +13,8 @@
 /// `policy` or `label` (the keys a scenario entry already uses); every
 /// parameter's default satisfies its own kind, so that a scenario that omits it is
 /// valid; and the refusal codes it declares are policies' codes, not the system's
-/// (`RefusalReason.isSystemRule`), each declared once.
+/// (`RefusalReason.isSystemRule`), each a code in form (`RefusalReason.isCode`) and
+/// declared once.
 public struct PolicyRegistry: Sendable {
     /// Budget policies in registration order: the order `widgetsim policies` lists them.
     public private(set) var budgets: [BudgetPolicyDescriptor] = []
@@ -103,6 +104,9 @@ public struct PolicyRegistry: Sendable {
         }
         if d.summary.isEmpty { throw refuse("the summary is empty: say the rule in a sentence") }
         for (i, code) in d.refusals.enumerated() {
+            guard RefusalReason.isCode(code.label) else {
+                throw refuse("refusal `\(code.label)`: a refusal code is a lower-case word of letters, digits, `_` and `:`, starting with a letter")
+            }
             if code.isSystemRule {
                 throw refuse("refusal `\(code.label)` is a system rule's code, counted by the system, not by a policy")
             }

@@ -1,4 +1,3 @@
-import CGSL
 import Foundation
 import WidgetSimKernel
 import WidgetSimSampling
@@ -226,8 +225,7 @@ extension LocalHours {
 
         @inline(__always)
         mutating func piece(containing t: Double) -> (rate: Double, end: Double) {
-            // Times and local times of a run are not negative, where truncation is the floor.
-            let ms = t >= 0 ? widgetsim_trunc_i64(t) : SimTime(t.rounded(.down))
+            let ms = floorMilliseconds(t)
             let spans = spans.baseAddress!
             // The times asked about never decrease, and stay before the clock's end, which
             // the last span reaches.

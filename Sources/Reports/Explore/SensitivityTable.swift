@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimSampling
 

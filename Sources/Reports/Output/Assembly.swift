@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 
 /// A run's reports assembled from finished blocks — one run's `parts/`, or the parts of

@@ -1,3 +1,5 @@
+import WidgetSimExecution
+import WidgetSimKernel
 import WidgetSimModel
 
 /// A headline metric: one column of `summary.csv` and `daily.csv` (and one set of rows of

@@ -1,3 +1,4 @@
+import WidgetSimExecution
 import WidgetSimModel
 
 /// `reasons.csv`: why requests were refused and why views missed the wanted widget —

@@ -1,4 +1,6 @@
 import Foundation
+import WidgetSimExecution
+import WidgetSimKernel
 import WidgetSimModel
 #if canImport(Glibc)
 import Glibc
@@ -101,7 +103,7 @@ public enum ReportWriter {
 /// A trace (`run_id`, then `Schema.traceColumns`): one CSV line per event — the run's id and identity, the
 /// time in seconds, person, event, widget, decision, and the reason code of a refusal,
 /// a dropped push or a missed view. The runner names the replication it is running.
-public final class TraceWriter: TraceSink, @unchecked Sendable {
+public final class TraceWriter: RunTrace, @unchecked Sendable {
     let file: any TraceOutput
     let runID: String
     let scenario: String

@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 
 /// The commit a binary was built from, fixed when it was built, and whether the

@@ -1,3 +1,4 @@
+import WidgetSimExecution
 import WidgetSimModel
 
 /// The columns a parameter study adds to every row of every report file, after the

@@ -1,3 +1,4 @@
+import WidgetSimExecution
 import WidgetSimModel
 
 /// `study.csv`: one row per study point × policy pair, with each headline metric's mean

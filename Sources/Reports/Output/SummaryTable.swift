@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 
 /// The short table printed after a run (fits 80 columns for the usual labels: the

@@ -1,3 +1,4 @@
+import WidgetSimExecution
 import WidgetSimModel
 
 /// Writes `widget_days.csv` rows as bytes, the same bytes as the columns' text forms
@@ -5,7 +6,7 @@ import WidgetSimModel
 /// decimal that reads back to the same double (`12.5`, `3.0`, `0.001`). A run writes one
 /// row per person, pair, day and widget instance, so the rows are formatted digit by
 /// digit into one buffer, without a string per field.
-public struct WidgetDayRows: Sendable {
+public struct WidgetDayRows: PartRowFormat {
     let prefixes: [[UInt8]]
     let seed: [UInt8]
     /// The widget ids as CSV fields, one after the other, and where each starts and ends.
@@ -40,7 +41,7 @@ public struct WidgetDayRows: Sendable {
     }
 
     /// Appends the rows of one person under one pair.
-    func append(replication rep: Int, person: Int, pair: Int, _ counts: PersonCounts, to out: ByteBuffer) {
+    public func append(replication rep: Int, person: Int, pair: Int, _ counts: PersonCounts, to out: ByteBuffer) {
         let widgets = counts.widgets
         let days = counts.days
         guard days > 0, widgets > 0 else { return }

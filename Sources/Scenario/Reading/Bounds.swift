@@ -1,3 +1,4 @@
+import WidgetSimKernel
 import WidgetSimModel
 
 /// The range a number read from a scenario must fall in. Every number a file gives is

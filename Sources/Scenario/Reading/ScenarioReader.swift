@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimKernel
 import WidgetSimModel
 import Yams
 

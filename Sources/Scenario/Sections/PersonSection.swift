@@ -1,3 +1,4 @@
+import WidgetSimKernel
 import WidgetSimModel
 import Yams
 

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimReports
 import WidgetSimScenario
 
-struct WidgetSim: ParsableCommand {
+struct WidgetSimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "widgetsim",
         abstract: "Simulate how a phone spends widget reloads and ranks a Smart Stack.",

@@ -161,8 +161,12 @@ public struct PairTotals: Sendable, Equatable {
         widget[(day * widgets + w) * WidgetCounter.count + c.rawValue]
     }
 
+    /// The refusal codes each day's counters hold: the codes made when they were.
+    public var refusalCodes: Int { days > 0 ? refusals.count / days : 0 }
+
+    /// Refusals of `r` on `day`; 0 for a code made after these totals were.
     public func value(day: Int, _ r: RefusalReason) -> Int64 {
-        refusals[day * RefusalReason.count + Int(r.rawValue)]
+        Int(r.rawValue) < refusalCodes ? refusals[day * refusalCodes + Int(r.rawValue)] : 0
     }
 
     public func value(day: Int, _ r: MissedViewReason) -> Int64 {
@@ -171,7 +175,7 @@ public struct PairTotals: Sendable, Equatable {
 
     /// Refusals of `r` on `day` of instance `w` (the one that asked).
     public func value(day: Int, widget w: Int, _ r: RefusalReason) -> Int64 {
-        refusalsByWidget[(day * widgets + w) * RefusalReason.count + Int(r.rawValue)]
+        Int(r.rawValue) < refusalCodes ? refusalsByWidget[(day * widgets + w) * refusalCodes + Int(r.rawValue)] : 0
     }
 
     /// Missed views of `r` on `day` whose wanted instance was `wanted` and whose top was

@@ -25,6 +25,15 @@ public struct RunProgress: Sendable {
     /// study has; 1 for a plain run.
     public var point = 0
     public var points = 1
+
+    public init(unitsDone: Int, unitsTotal: Int, events: Int64, elapsedSeconds: Double, point: Int = 0, points: Int = 1) {
+        self.unitsDone = unitsDone
+        self.unitsTotal = unitsTotal
+        self.events = events
+        self.elapsedSeconds = elapsedSeconds
+        self.point = point
+        self.points = points
+    }
 }
 
 /// What a run produced: totals per replication and policy pair, and timing.
@@ -49,6 +58,21 @@ public struct RunResult: Sendable {
     /// With one replication, each block's totals (`blockTotals[block][pair]`): the
     /// independent groups of people that intervals are computed over. Empty otherwise.
     public var blockTotals: [[PairTotals]] = []
+
+    /// A result of `totals` for `pairs` of `scenario`; its times and resumed blocks are
+    /// set apart.
+    public init(
+        scenario: Scenario, pairs: [PolicyPair], replications: Int, totals: [[PairTotals]], pairSeconds: [Double],
+        wallSeconds: Double, blockTotals: [[PairTotals]] = []
+    ) {
+        self.scenario = scenario
+        self.pairs = pairs
+        self.replications = replications
+        self.totals = totals
+        self.pairSeconds = pairSeconds
+        self.wallSeconds = wallSeconds
+        self.blockTotals = blockTotals
+    }
 
     /// Events simulated on every day, warm-up included, over every pair and replication:
     /// the run's cost, as `widgetsim run` reports it.
@@ -82,8 +106,10 @@ public final class Runner: @unchecked Sendable {
     public let plan: BlockPlan
     /// Where finished blocks are written, if anywhere.
     public var partsFolder: URL?
-    /// Whether blocks write their `widget_days.csv` rows (needs `partsFolder`).
-    public var widgetDays = false
+    /// The rows each block writes beside its counts (needs `partsFolder`): for each study
+    /// point's index, the format of its rows (`widget_days.csv`'s, which the report
+    /// layer formats and later joins). Nil: blocks write no rows.
+    public var partRows: ((_ point: Int) -> any PartRowFormat)?
     /// The run written into each part's header (the seed is each point's own).
     public var partIdentity = PartIdentity()
     /// Called as blocks finish, from worker threads.
@@ -145,9 +171,7 @@ public final class Runner: @unchecked Sendable {
             }))
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
-        let formatters = points.indices.map { k in
-            WidgetDayRows(points[k], pairs: pairs[k], study: ReportWriter.studyFields(study, point: k), runID: partIdentity.runID)
-        }
+        let formatters = partRows.map { format in points.indices.map(format) }
 
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             do {
@@ -187,15 +211,15 @@ public final class Runner: @unchecked Sendable {
                         }
                         current = k
                     }
-                    (self.trace as? TraceWriter)?.replication = id.replication
-                    if self.study.isStudy { (self.trace as? TraceWriter)?.point = self.study.points[k].number }
+                    (self.trace as? any RunTrace)?.replication = id.replication
+                    if self.study.isStudy { (self.trace as? any RunTrace)?.point = self.study.points[k].number }
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
                     for engine in engines { engine.resetReasonsByWidget() }
                     var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
                     var rowsFile: AtomicFile?
                     var rowsChecksum = CRC32C()
                     var rows = 0
-                    if self.widgetDays, let folder = self.partsFolder {
+                    if formatters != nil, let folder = self.partsFolder {
                         rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id), durable: false)
                     }
                     defer { rowsFile?.abandon() }
@@ -220,7 +244,7 @@ public final class Runner: @unchecked Sendable {
                                               pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
                             if rowsFile != nil {
-                                formatters[k].append(replication: id.replication, person: person, pair: p, counts, to: rowBytes)
+                                formatters![k].append(replication: id.replication, person: person, pair: p, counts, to: rowBytes)
                                 rows += counts.days * counts.widgets
                             }
                         }

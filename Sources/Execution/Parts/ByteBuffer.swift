@@ -1,13 +1,13 @@
 /// Bytes in one growing allocation that writers fill in place through a pointer: the
 /// `widget_days.csv` rows of a block on their way to its part file, formatted without a
 /// copy per person.
-final class ByteBuffer {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var capacity: Int
+public final class ByteBuffer {
+    public private(set) var base: UnsafeMutablePointer<UInt8>
+    public private(set) var capacity: Int
     /// Bytes written so far, from `base` on.
-    var count = 0
+    public var count = 0
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
     }
@@ -16,7 +16,7 @@ final class ByteBuffer {
 
     /// Makes room for `extra` more bytes after `count` and returns where they start. The
     /// writer then adds what it wrote to `count`.
-    func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+    public func reserve(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
         if extra > capacity - count {
             let grown = max(2 * capacity, count + extra)
             let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
@@ -29,8 +29,8 @@ final class ByteBuffer {
     }
 
     /// The bytes written, valid until the next `reserve` or `removeAll`.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// Forgets the bytes written, keeping the memory.
-    func removeAll() { count = 0 }
+    public func removeAll() { count = 0 }
 }

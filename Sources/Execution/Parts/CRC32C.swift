@@ -1,4 +1,4 @@
-import CGSL
+import CCRC32C
 
 /// CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial value and final xor
 /// 0xFFFFFFFF), the checksum of iSCSI, ext4 and SCTP. Computed with the processor's

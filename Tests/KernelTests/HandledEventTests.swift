@@ -1,9 +1,10 @@
 import Testing
 import WidgetSimKernel
 
-@Suite struct SimulationTests {
-    func simulation(slots: Int = 4) -> Simulation<CountingHandler> {
-        Simulation(handler: CountingHandler(), queue: EventQueue<Int>(slots: slots))
+/// The queue driven by a model that schedules as it handles events.
+@Suite struct HandledEventTests {
+    func simulation(slots: Int = 4) -> QueueLoop<CountingHandler> {
+        QueueLoop(handler: CountingHandler(), queue: EventQueue<Int>(slots: slots))
     }
 
     @Test func runUntilStopsBeforeTheBound() {
@@ -38,31 +39,6 @@ import WidgetSimKernel
         #expect(sim.queue.isEmpty)
     }
 
-    @Test func runUntilAnEarlierBoundKeepsTheClock() {
-        var sim = simulation()
-        sim.queue.schedule(at: 50, rank: 0, 1)
-        sim.run(until: 60)
-        #expect(sim.now == 60)
-        sim.run(until: 30)  // the clock never goes back
-        #expect(sim.now == 60)
-    }
-
-    @Test func stepHandlesOneEventAndSetsTheClock() {
-        var sim = simulation()
-        #expect(sim.now == 0)
-        do { let stepped = sim.step(); #expect(!stepped) }
-        sim.queue.schedule(at: 7, rank: 0, 1)
-        sim.queue.schedule(at: 9, rank: 0, 2)
-        do { let stepped = sim.step(before: 7); #expect(!stepped) }
-        #expect(sim.now == 0)
-        do { let stepped = sim.step(before: 8); #expect(stepped) }
-        #expect(sim.now == 7)
-        do { let stepped = sim.step(); #expect(stepped) }
-        #expect(sim.now == 9)
-        do { let stepped = sim.step(); #expect(!stepped) }
-        #expect(sim.eventsHandled == 2)
-    }
-
     @Test func supersededAndCancelledEventsAreNotCounted() {
         var sim = simulation(slots: 3)
         sim.queue.schedule(at: 10, rank: 0, slot: 0, 1)
@@ -93,7 +69,7 @@ import WidgetSimKernel
     @Test func handlerSupersedesDuringHandle() {
         var q = EventQueue<Int>(slots: 2)
         q.schedule(at: 0, rank: 0, slot: 0, 0)
-        var sim = Simulation(handler: TimerHandler(), queue: q)
+        var sim = QueueLoop(handler: TimerHandler(), queue: q)
         sim.run(until: 1000)
         // Ticks at 0, 10, ..., 50; the timeout fires once, 25 ms after the last tick.
         let ticks = (0 ... 5).map { Delivery(time: SimTime($0 * 10), id: 0) }
@@ -111,7 +87,7 @@ import WidgetSimKernel
             for i in 0 ..< 100 {
                 q.schedule(at: SimTime(random.below(100)), rank: UInt8(random.below(4)), i)
             }
-            var sim = Simulation(handler: ScriptedHandler(script: Script(reaction, seed: seed), checkEvery: 0), queue: q)
+            var sim = QueueLoop(handler: ScriptedHandler(script: Script(reaction, seed: seed), checkEvery: 0), queue: q)
             sim.run(until: 2000)
             return (sim.handler.log, sim.eventsHandled)
         }

@@ -254,7 +254,8 @@ public enum OutputFolder {
             finished: object?["finished"] as? String ?? "?", sameRun: same)
     }
 
-    static func reason(_ error: any Error) -> String {
+    /// What went wrong with a file operation, in words (the system's, where it gave one).
+    public static func reason(_ error: any Error) -> String {
         let ns = error as NSError
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))

@@ -1,8 +1,8 @@
+import EngineTestSupport
 import Foundation
 import Testing
 import WidgetSimKernel
 import WidgetSimModel
-import WidgetSimReports
 
 /// StandBy display refreshes at the system's rate, and view_weighted's budget for an
 /// instance nobody looks at (MODEL §2, §4).

@@ -1,8 +1,8 @@
+import EngineTestSupport
 import Foundation
 import Testing
 import WidgetSimKernel
 import WidgetSimModel
-import WidgetSimReports
 
 /// Budget days that follow the person's day (MODEL §4; Apple: WidgetKit "tunes the
 /// 24-hour window to the user's daily usage pattern").

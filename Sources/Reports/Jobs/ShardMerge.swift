@@ -1,4 +1,5 @@
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 
 /// The checks `widgetsim merge` makes before it combines shard folders: every folder a

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 
 /// What `widgetsim run` asks for beyond the scenario.
@@ -196,7 +197,12 @@ public enum RunJob {
 
         let runner = Runner(study: study, threads: options.threads)
         runner.partsFolder = parts
-        runner.widgetDays = options.widgetDays
+        if options.widgetDays {
+            runner.partRows = { k in
+                let s = study.points[k].scenario
+                return WidgetDayRows(s, pairs: s.policyPairs, study: ReportWriter.studyFields(study, point: k), runID: identity.runID)
+            }
+        }
         runner.partIdentity = identity
         runner.onProgress = options.progress
         runner.stopAfterBlocks = options.stopAfterBlocks

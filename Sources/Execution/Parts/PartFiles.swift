@@ -83,7 +83,7 @@ public enum PartFiles {
     /// Reads a block's counts, checking its length and checksum, then its identity and
     /// block (a part of another run is `PartError.foreign`), then its fields against what
     /// the run expects.
-    static func readCounts(
+    public static func readCounts(
         _ url: URL, _ id: BlockID, identity: PartIdentity = PartIdentity(), pairs: Int, days: Int, widgets: Int,
         warmupDays: Int, people: Int
     ) throws -> BlockPart {
@@ -169,7 +169,7 @@ public enum PartFiles {
 
     /// Checks a block's rows file against what its counts file records: its number of
     /// lines and its CRC-32C.
-    static func checkRows(_ url: URL, of part: BlockPart) throws {
+    public static func checkRows(_ url: URL, of part: BlockPart) throws {
         guard let handle = try? FileHandle(forReadingFrom: url) else { throw PartError.missing(url.path) }
         defer { try? handle.close() }
         var lines = 0
@@ -191,14 +191,14 @@ public enum PartFiles {
 }
 
 /// One finished block as its counts file records it.
-struct BlockPart {
-    var totals: [PairTotals]
+public struct BlockPart {
+    public var totals: [PairTotals]
     /// Rows in the block's rows file, or −1 when it has none.
-    var rows: Int
-    var rowsChecksum: UInt32?
+    public var rows: Int
+    public var rowsChecksum: UInt32?
     /// Wall time the block took on its thread, and each pair's simulation in it.
-    var seconds: Double
-    var pairSeconds: [Double]
+    public var seconds: Double
+    public var pairSeconds: [Double]
 }
 
 public enum PartError: Error, CustomStringConvertible {

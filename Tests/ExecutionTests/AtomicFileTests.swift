@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WidgetSimReports
+@testable import WidgetSimExecution
 
 @Suite struct AtomicFileTests {
     /// Text, then two files appended (one larger than the copy buffer, one empty, one

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import WidgetSimExecution
+
+/// The checksum of parts, and a block's counts file read back as written.
+@Suite struct PartFilesTests {
+    @Test func crc32cMatchesItsCheckValueAndTheBitwiseDefinition() {
+        #expect(CRC32C.of(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.of([UInt8]()) == 0)
+        // The eight-bytes-a-step tables against the polynomial, one bit at a time, for
+        // every length around the step and every split of the input into two updates.
+        func bitwise(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0 ..< 8 { c = c & 1 != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
+            }
+            return ~c
+        }
+        let data = (0 ..< 40).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+        for n in 0 ... data.count {
+            let bytes = Array(data[0 ..< n])
+            #expect(CRC32C.of(bytes) == bitwise(bytes), "length \(n)")
+            for cut in 0 ... n {
+                var c = CRC32C()
+                c.update(bytes[0 ..< cut])
+                c.update(bytes[cut...])
+                #expect(c.value == bitwise(bytes), "length \(n) cut at \(cut)")
+            }
+        }
+    }
+
+    @Test func crc32cInstructionMatchesTheTables() {
+        #if arch(x86_64)
+        #expect(CRC32C.hardware)
+        #endif
+        var g = SystemRandomNumberGenerator()
+        func tables(_ bytes: [UInt8]) -> UInt32 {
+            var c = CRC32C()
+            bytes.withUnsafeBytes { c.updateFromTables($0) }
+            return c.value
+        }
+        #expect(tables(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.of(Array("123456789".utf8)) == 0xE306_9283)
+        var lengths = Array(0 ... 70) + [255, 256, 257, 1 << 12, (1 << 16) + 3]
+        lengths += (0 ..< 20).map { _ in Int.random(in: 0 ..< 300_000, using: &g) }
+        for n in lengths {
+            let bytes = (0 ..< n).map { _ in UInt8.random(in: 0 ... 255, using: &g) }
+            let expected = tables(bytes)
+            #expect(CRC32C.of(bytes) == expected, "length \(n)")
+            // Split at random points, and started from another offset than the buffer's.
+            let cut = Int.random(in: 0 ... n, using: &g)
+            var c = CRC32C()
+            c.update(bytes[0 ..< cut])
+            c.update(bytes[cut...])
+            #expect(c.value == expected, "length \(n) cut at \(cut)")
+            if n > 1 {
+                var d = CRC32C()
+                var e = CRC32C()
+                bytes.withUnsafeBytes { raw in
+                    d.update(UnsafeRawBufferPointer(rebasing: raw[1...]))
+                    e.updateFromTables(UnsafeRawBufferPointer(rebasing: raw[1...]))
+                }
+                #expect(d.value == e.value, "length \(n) from byte 1")
+            }
+        }
+    }
+
+    func sampleTotals(pairs: Int, days: Int, widgets: Int) -> [PairTotals] {
+        var next: Int64 = 1
+        func fill(_ a: inout [Int64]) { for i in a.indices { a[i] = next; next = next &* 6_364_136_223_846_793_005 &+ 1 } }
+        return (0 ..< pairs).map { p in
+            var t = PairTotals(days: days, widgets: widgets, warmupDays: 0)
+            t.people = 3
+            fill(&t.person); fill(&t.widget); fill(&t.refusals); fill(&t.missedViews)
+            t.reloadHistogram = (0 ... p + 2).map { Int64($0 * 7 + p) }
+            return t
+        }
+    }
+
+    @Test func aCountsFileReadsBackAsWritten() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let id = BlockID(replication: 1, block: 5)
+        let totals = sampleTotals(pairs: 3, days: 4, widgets: 2)
+        let url = PartFiles.countsURL(folder, id)
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: 24, rowsChecksum: 0xDEAD_BEEF,
+                                                   seconds: 1.25, pairSeconds: [0.5, 0.25, 0.125]), to: url)
+        let part = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
+        #expect(part.totals == totals)
+        #expect(part.rows == 24 && part.rowsChecksum == 0xDEAD_BEEF)
+        #expect(part.seconds == 1.25 && part.pairSeconds == [0.5, 0.25, 0.125])
+        // The same bytes for another block, or another number of people, are refused by name.
+        #expect(throws: PartError.self) {
+            _ = try PartFiles.readCounts(url, BlockID(replication: 1, block: 6), pairs: 3, days: 4, widgets: 2,
+                                         warmupDays: 0, people: 3)
+        }
+        do {
+            _ = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 4)
+            Issue.record("a part of 3 people read as one of 4")
+        } catch {
+            #expect("\(error)".contains("its header (replication 1, block 5, pairs 3, days 4, widgets 2, people 3) does not match this run (replication 1, block 5, pairs 3, days 4, widgets 2, people 4)"))
+        }
+        // No rows file: rows −1 and no checksum.
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: -1, rowsChecksum: nil,
+                                                   seconds: 0, pairSeconds: [0, 0, 0]), to: url)
+        let bare = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
+        #expect(bare.rows == -1 && bare.rowsChecksum == nil)
+    }
+
+    @Test func aCountsFileOfAnEarlierFormatIsRefusedAsAnotherVersions() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let id = BlockID(replication: 0, block: 0)
+        let url = PartFiles.countsURL(folder, id)
+        try "widgetsim-counts 3\nblock 0 0 pairs 1 days 1 widgets 1 people 1 rows -1 rowscrc -\n".write(
+            to: url, atomically: true, encoding: .utf8)
+        do {
+            _ = try PartFiles.readCounts(url, id, pairs: 1, days: 1, widgets: 1, warmupDays: 0, people: 1)
+            Issue.record("a format-3 counts file was read")
+        } catch {
+            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 5`): run it again")
+        }
+    }
+}
