@@ -7,17 +7,17 @@ extension PersonEngine {
     /// The trace line of world event `p` at `t` (of `widget`, or −1 for none).
     @inline(__always)
     func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ decision: @autoclosure () -> String,
-                    _ detail: @autoclosure () -> String, reason: String = "") {
+                    _ detail: @autoclosure () -> String, reason: @autoclosure () -> String = "") {
         guard let trace = activeTrace else { return }
-        trace.record(traceLine(t, event: p.label, widget: widget, decision: decision(), detail: detail(), reason: reason))
+        trace.record(traceLine(t, event: p.label, widget: widget, decision: decision(), detail: detail(), reason: reason()))
     }
 
     /// The trace line of a reload request of `w` for `reason` at `t` (deferred `until`).
     @inline(__always)
     func traceRequest(_ t: SimTime, _ w: Int, _ reason: ReloadReason, _ decision: @autoclosure () -> String, until: SimTime? = nil,
-                      _ detail: @autoclosure () -> String, reason why: String = "") {
+                      _ detail: @autoclosure () -> String, reason why: @autoclosure () -> String = "") {
         guard let trace = activeTrace else { return }
-        var line = traceLine(t, event: "reload_request_\(reason.label)", widget: w, decision: decision(), detail: detail(), reason: why)
+        var line = traceLine(t, event: "reload_request_\(reason.label)", widget: w, decision: decision(), detail: detail(), reason: why())
         line.until = until
         trace.record(line)
     }
