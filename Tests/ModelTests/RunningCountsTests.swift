@@ -61,4 +61,27 @@ import Testing
         #expect(running.counts()[0, .views] == 99)
         #expect(running.counts().widget.allSatisfy { $0 == 0 })
     }
+
+    /// Clearing in 1 KB pieces reaches every count asked for, across pieces, and not one
+    /// past them.
+    @Test(arguments: [0, 1, 127, 128, 129, 256, 300, 1_000])
+    func zeroClearsExactlyTheCountsAskedFor(count: Int) {
+        let buffer = UnsafeMutablePointer<Int64>.allocate(capacity: count + 2)
+        defer { buffer.deallocate() }
+        buffer.initialize(repeating: 7, count: count + 2)
+        buffer.zero(count: count)
+        #expect((0 ..< count).allSatisfy { buffer[$0] == 0 })
+        #expect(buffer[count] == 7 && buffer[count + 1] == 7)
+    }
+
+    /// A reset clears the whole table, many pieces long (30 days, 10 widgets).
+    @Test func resetClearsEveryCountOfALargeTable() {
+        let running = RunningCounts(days: 30, widgets: 10)
+        running.storage.update(repeating: 5, count: running.total)
+        running.reset()
+        let counts = running.counts()
+        #expect(running.total > 1_000)
+        #expect(counts.person.allSatisfy { $0 == 0 } && counts.widget.allSatisfy { $0 == 0 })
+        #expect(counts.refusals.allSatisfy { $0 == 0 } && counts.missedViews.allSatisfy { $0 == 0 })
+    }
 }
