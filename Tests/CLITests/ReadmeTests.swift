@@ -47,4 +47,22 @@ import Testing
         #expect(outcome.status == 0, "\(block)\n--- stderr:\n\(outcome.stderr)")
         #expect(!outcome.stderr.contains("command not found"))
     }
+
+    /// The README's results table is what `scripts/own-policies` prints from the saved run
+    /// (`docs/results.json`), character for character: its figures are measured, not typed.
+    @Test func theResultsTableIsTheScriptsOutput() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+            try Test.cancel("skipped: scripts/own-policies needs python3")
+        }
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let begin = "<!-- the table below is printed by scripts/own-policies --markdown --from docs/results.json -->\n"
+        let end = "<!-- end of the table printed by scripts/own-policies -->"
+        let start = try #require(readme.range(of: begin), "the README has no results table to check").upperBound
+        let stop = try #require(readme.range(of: end, range: start ..< readme.endIndex)).lowerBound
+        let printed = try execute("/usr/bin/python3", ["scripts/own-policies", "--from", "docs/results.json"],
+                                  in: repositoryRoot)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(printed.stdout.contains("| target |"))
+        #expect(String(readme[start ..< stop]) == printed.stdout)
+    }
 }
