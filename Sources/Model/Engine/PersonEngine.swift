@@ -149,7 +149,7 @@ public final class PersonEngine {
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
-        queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
+        queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
@@ -192,8 +192,6 @@ public final class PersonEngine {
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
     @inline(__always) var standBySlot: Int { 2 &* widgetCount }
-    /// The slot of `w`'s next planned request (only under a `planner`).
-    @inline(__always) func plannedSlot(_ w: Int) -> Int { 2 &* widgetCount &+ 1 &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     ///
@@ -262,7 +260,6 @@ public final class PersonEngine {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll()
-        if planner != nil { schedulePlanned() }
         now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
@@ -300,13 +297,6 @@ public final class PersonEngine {
         var result = counts.counts()
         fillEnergy(&result)
         return result
-    }
-
-    /// The `planner`'s first request of each instance, in the queue (not in a rehearsal).
-    @inline(never)
-    func schedulePlanned() {
-        guard !planner.unsafelyUnwrapped.rehearsing else { return }
-        for w in 0 ..< widgetCount { schedulePlanned(w, after: -1) }
     }
 
     /// Counts an event at `t` (not before the previous one) and returns its day.
@@ -352,18 +342,8 @@ public final class PersonEngine {
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day)
-            if planner != nil { schedulePlanned(Int(w), after: t) }
         case .standByRefresh:
             standByRefresh(at: t, day: day)
-        }
-    }
-
-    /// The `planner`'s next request of `w` after `t`, in its slot. Under a planner every
-    /// background retry is a planned request (such a budget never defers).
-    @inline(never)
-    func schedulePlanned(_ w: Int, after t: SimTime) {
-        if let next = planner.unsafelyUnwrapped.nextRequest(instance: w, after: t) {
-            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
     }
 
