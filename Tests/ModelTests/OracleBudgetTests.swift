@@ -25,21 +25,6 @@ import WidgetSimKernel
         }
     }
 
-    /// A budget that refuses every charged request: only free reloads happen.
-    final class NoCharges: BudgetPolicy {
-        func begin(instances: Int) {}
-        func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-            .deny(because: .quotaExhausted)
-        }
-        func didReload(instance: Int, charged: Bool, at now: SimTime) {}
-    }
-
-    static func total(_ c: PersonCounts, _ counter: WidgetCounter) -> Int64 {
-        var sum: Int64 = 0
-        for d in 0 ..< c.days { for w in 0 ..< c.widgets { sum += c[d, widget: w, counter] } }
-        return sum
-    }
-
     /// The facts of one person's world that decide staleness: views, each member's random
     /// changes and free reloads.
     struct Facts {
@@ -162,11 +147,11 @@ import WidgetSimKernel
         for person in 0 ..< 3 {
             let f = try Self.facts(s, person: person)
             let counts = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
-            let stale = Self.total(counts, .staleMemberViews)
+            let stale = total(counts, .staleMemberViews)
             #expect(stale == (try Self.requestBruteForce(s, person: person, f, k: k)), "person \(person)")
             #expect(stale == (try Self.bound(s, person: person, perDay: perDay)), "person \(person)")
             #expect(stale >= Int64(Self.bruteForce(f, k: k)), "person \(person)")
-            #expect(Self.total(counts, .charged) <= Int64(k))
+            #expect(total(counts, .charged) <= Int64(k))
             if stale < Int64(Self.bruteForce(f, k: 0)) { someSaved = true }
         }
         #expect(someSaved, "the worlds give the ceiling something to save")
@@ -192,7 +177,7 @@ import WidgetSimKernel
                 }
             }
             let least = f.changes.indices.reduce(0) { $0 + Self.stale(f, widget: $1, extra: reachable[$1]) }
-            let stale = Self.total(counts, .staleMemberViews)
+            let stale = total(counts, .staleMemberViews)
             #expect(stale >= Int64(least))
             #expect(Int64(least) == (try Self.bound(s, person: person, perDay: 64)))
             if least > 0 { bound += 1 }
@@ -209,17 +194,17 @@ import WidgetSimKernel
             var previous = Int64.max
             for perDay in [0.0, 0.5, 1, 2, 4, 8, 16, 64] {
                 let c = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
-                let stale = Self.total(c, .staleMemberViews)
+                let stale = total(c, .staleMemberViews)
                 #expect(stale <= previous, "per_day \(perDay)")
-                #expect(Self.total(c, .charged) <= Int64(OracleBudget.reloads(perDay: perDay, instances: 3, days: 3)))
+                #expect(total(c, .charged) <= Int64(OracleBudget.reloads(perDay: perDay, instances: 3, days: 3)))
                 previous = stale
             }
             let unlimited = try simulate(s, person: person, budget: UnlimitedBudget(), ranking: StaticRanking())
-            #expect(previous <= Self.total(unlimited, .staleMemberViews))
+            #expect(previous <= total(unlimited, .staleMemberViews))
             let none = try simulate(s, person: person, budget: NoCharges(), ranking: StaticRanking())
             let zero = try simulate(s, person: person, budget: OracleBudget(perDay: 0), ranking: StaticRanking())
-            #expect(Self.total(zero, .staleMemberViews) == Self.total(none, .staleMemberViews))
-            #expect(Self.total(zero, .charged) == 0)
+            #expect(total(zero, .staleMemberViews) == total(none, .staleMemberViews))
+            #expect(total(zero, .charged) == 0)
         }
     }
 
@@ -231,12 +216,12 @@ import WidgetSimKernel
         for person in 0 ..< 3 {
             let real = BudgetPolicies.named(name)!.make(PolicyParameters([:]))
             let c = try simulate(s, person: person, budget: real, ranking: StaticRanking())
-            let charged = Self.total(c, .charged)
+            let charged = total(c, .charged)
             let perDay = Double(charged) / Double(3 * 4)
             let ceiling = try simulate(s, person: person, budget: OracleBudget(perDay: perDay), ranking: StaticRanking())
-            #expect(Self.total(ceiling, .charged) <= charged)
-            #expect(Self.total(ceiling, .staleMemberViews) <= Self.total(c, .staleMemberViews), "\(name), person \(person)")
-            #expect(try Self.bound(s, person: person, perDay: perDay) <= Self.total(c, .staleMemberViews))
+            #expect(total(ceiling, .charged) <= charged)
+            #expect(total(ceiling, .staleMemberViews) <= total(c, .staleMemberViews), "\(name), person \(person)")
+            #expect(try Self.bound(s, person: person, perDay: perDay) <= total(c, .staleMemberViews))
         }
     }
 
@@ -253,7 +238,7 @@ import WidgetSimKernel
         engine.trace = trace
         let first = engine.run(world)
         let charged = trace.lines.filter { $0.decision == "reloaded, charged" }
-        #expect(Int64(charged.count) == Self.total(first, .charged) && charged.count >= 4)
+        #expect(Int64(charged.count) == total(first, .charged) && charged.count >= 4)
         var atChanges = 0
         for line in charged {
             let w = s.widgets.firstIndex { $0.id == line.widget }!
