@@ -61,6 +61,8 @@ struct RunIdentity {
     var commit = ""
     var commandLine = ""
     var finished = ""
+    /// The `per_day` of each budget that is the ceiling (`oracle`), by label.
+    var ceilings: [String: Double] = [:]
 }
 
 /// `comparison.csv`: per pair and metric, the mean with its interval and the paired
@@ -241,6 +243,11 @@ enum RunJSON {
             (build["dirty"] as? Bool) == true ? c + " (uncommitted changes)" : c } ?? ""
         identity.commandLine = text(object["command_line"]) ?? ""
         identity.finished = text(object["finished"]) ?? ""
+        for budget in object["budgets"] as? [[String: Any]] ?? [] where text(budget["policy"]) == "oracle" {
+            let parameters = budget["parameters"] as? [String: Any] ?? [:]
+            guard let label = text(budget["label"]), let perDay = parameters["per_day"] as? NSNumber else { continue }
+            identity.ceilings[label] = perDay.doubleValue
+        }
     }
 }
 

@@ -211,6 +211,13 @@ enum Sections {
                                 intro: "What each pair pays in reloads and energy for fresh content.",
                                 charts: tradeOffs))
 
+        let ceiling = BudgetCeiling.make(c, ceilings: inputs.identity.ceilings)
+        sections.append(Section(anchor: "ceiling", title: "Budgets against the ceiling",
+                                intro: "", charts: [],
+                                absent: ceiling == nil ? "This section needs budgets with `charged_reloads_per_widget_day` and "
+                                    + "`stale_member_share` in comparison.csv." : nil,
+                                html: ceiling?.html ?? ""))
+
         let budgets = Figures.unique(inputs.daily.pairs.map(\.budget))
         let budget = c.baseline.map(\.budget).flatMap { budgets.contains($0) ? $0 : nil } ?? budgets.first ?? ""
         let rankings = inputs.daily.pairs.map(\.ranking)

@@ -86,6 +86,23 @@ public func simulate(_ s: Scenario, person: Int, budget: any BudgetPolicy, ranki
     return engine.run(builder.build(person: person, replication: 0))
 }
 
+/// A budget that refuses every charged request: only free reloads happen.
+public final class NoCharges: BudgetPolicy {
+    public init() {}
+    public func begin(instances: Int) {}
+    public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
+        .deny(because: .quotaExhausted)
+    }
+    public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+}
+
+/// The sum of `counter` over every day and widget of `c`.
+public func total(_ c: PersonCounts, _ counter: WidgetCounter) -> Int64 {
+    var sum: Int64 = 0
+    for d in 0 ..< c.days { for w in 0 ..< c.widgets { sum += c[d, widget: w, counter] } }
+    return sum
+}
+
 /// Keeps every trace line in memory.
 public final class CollectingTrace: TraceSink, @unchecked Sendable {
     public struct Line {

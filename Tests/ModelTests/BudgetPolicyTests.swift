@@ -208,7 +208,7 @@ let refuseSecondConfigs: [BudgetConfig] = [
 
     @Test func refusingPoliciesTakeTheRefusalParameters() throws {
         // `predictive` defers every refusal to the time its own plan allows (never drops);
-        // the ceiling `oracle` makes its own requests and drops every other.
+        // the ceiling `oracle` holds a request until its plan's instant and drops the rest.
         for d in BudgetPolicies.all where !["unlimited", "predictive", "oracle"].contains(d.name) {
             for name in ["timeline_retry", "background_retry"] {
                 let spec = try #require(d.parameter(named: name), "\(d.name) lacks \(name)")

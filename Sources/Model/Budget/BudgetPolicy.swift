@@ -217,17 +217,13 @@ public struct RefusalRule: Sendable {
 ///
 /// For such a budget the engine runs each person twice: first a *rehearsal*
 /// (`rehearsing` true), in which the budget refuses every charged request and learns,
-/// through `didReload`, when the free reloads come (they do not depend on the budget);
-/// then `plan(world:scenario:)`, and the counted run, in which the engine puts a charged
-/// request of each instance at each of its planned times (`nextRequest`), ahead of
-/// that instant's views, as a background retry in a slot of its own. Such a budget
-/// grants or denies, and never defers: every background retry under it is a planned
-/// request.
+/// through `decide` and `didReload`, when the widget asks and when the free reloads
+/// come; then `plan(world:scenario:)`, and the counted run, in which the budget answers
+/// the widget's requests as any budget does (it may hold one until the instant it
+/// wants, by deferring it).
 public protocol FutureReadingBudget: BudgetPolicy {
     /// Whether the next run of the person is the rehearsal. Set by the engine.
     var rehearsing: Bool { get set }
     /// After the rehearsal: plans the counted run of `world`.
     func plan(world: PersonWorld, scenario: Scenario)
-    /// The first planned request of `instance` after `t` (`t` −1: the first), or nil.
-    func nextRequest(instance: Int, after t: SimTime) -> SimTime?
 }

@@ -1,19 +1,22 @@
 import WidgetSimKernel
 
 /// `oracle`: the budget ceiling. With `per_day` charged reloads per instance-day (so
-/// K = ⌊per_day × instances × days⌋ for a person), it reloads the stack members at the
-/// instants that leave the fewest stale member views.
+/// K = ⌊per_day × instances × days⌋ for a person), it grants the widget's own requests
+/// at the instants that leave the fewest stale member views.
 ///
 /// Rule (MODEL §4): a member's view is stale when a random change came after its last
-/// reload. Cut each member's time at its random changes: in the interval from change
-/// c to the next change, a charged reload saves the views from the reload until the
-/// first free reload in it (or the next change), and a second one saves nothing more.
-/// So one reload at c itself saves the most, v(c) views, and the intervals do not
-/// interact: the K intervals of largest v (ties: earlier first), over all the person's
-/// members and days, are the exact optimum, and every budget that charges at most K
-/// reloads leaves at least as many stale member views. The ceiling reloads at the
-/// change itself, which a phone cannot ask for (it asks only when its timeline is due or
-/// a push comes): it is a bound, reached by no real policy, and reads ground truth.
+/// reload. Cut each member's time at its random changes and its free reloads: in the
+/// interval from change c to the next change or free reload, a charged reload saves the
+/// views from the reload to the interval's end, and a second one saves nothing more. A
+/// charged reload needs a request the widget made since its last reload: after a free
+/// reload at f, the first one comes at q(f) (the timeline coming due, or a push), the
+/// same under every budget, so no budget reloads in the interval before max(c, q(f)),
+/// f the last free reload before c. The views from there to the interval's end, v(c),
+/// bound what any budget saves in it; the K intervals of largest v (ties: earlier
+/// first) bound every budget that charges at most K reloads. The ceiling holds each
+/// request (deferred, as any budget may) until the next planned instant of its
+/// instance and grants it there, or at the first request after it within the same
+/// interval when a reload it granted moved that instance's requests later.
 ///
 /// Staleness from predictable content (periodic or scheduled changes a timeline does
 /// not reach) and taps (interaction reloads, which depend on the ranking) are outside
@@ -26,22 +29,26 @@ public final class OracleBudget: FutureReadingBudget {
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "oracle",
-        summary: "Knows every future view and content change: with per_day charged reloads per instance-day, reloads each member at the random changes whose intervals hold the most views (reads the ground truth): the ceiling, not a real policy.",
-        source: "the exact optimum of the stale member views at that cost (MODEL §4, the budget ceiling)",
-        refusals: [.quotaExhausted],
+        summary: "Knows every future view and content change: with per_day charged reloads per instance-day, grants each member's own requests at the random changes whose intervals hold the most views (reads the ground truth): the ceiling, not a real policy.",
+        source: "a bound on the stale member views of every budget at that cost, reached where the plan allows (MODEL §4, the budget ceiling)",
+        refusals: [.quotaExhausted, .notYetReleased],
         parameters: [perDay],
         make: { p in OracleBudget(perDay: p.number(OracleBudget.perDay)) })
 
     public let perDay: Double
     public var rehearsing = false
-    /// Per instance, the free reload times seen in the rehearsal, in time order.
+    /// Per instance, the free reload times and the charged request times seen in the
+    /// rehearsal, in time order.
     private var freeReloads: [[SimTime]] = []
-    /// Per instance, the planned reload times, in time order, and the next one's index.
-    private var planned: [[SimTime]] = []
+    private var requests: [[SimTime]] = []
+    /// Per instance, the planned reloads in time order (each the instant to grant at and
+    /// the end of its interval), and the next one's index.
+    private var planned: [[(time: SimTime, end: SimTime)]] = []
     private var cursor: [Int] = []
-    /// The candidate intervals of the person: (views saved, change time, instance).
-    private var candidates: [(value: Int, time: SimTime, instance: Int)] = []
-    /// The number of reloads planned for the person, and the views they save.
+    /// The candidate intervals of the person: (views saved, reload time, interval end,
+    /// instance).
+    private var candidates: [(value: Int, time: SimTime, end: SimTime, instance: Int)] = []
+    /// The number of reloads planned for the person, and the views they save: the bound.
     public private(set) var plannedReloads = 0
     public private(set) var plannedSavedViews = 0
 
@@ -52,25 +59,40 @@ public final class OracleBudget: FutureReadingBudget {
 
     public func begin(instances: Int) {
         if rehearsing {
-            if freeReloads.count < instances { freeReloads.append(contentsOf: Array(repeating: [], count: instances - freeReloads.count)) }
-            for w in 0 ..< freeReloads.count { freeReloads[w].removeAll(keepingCapacity: true) }
+            Self.clear(&freeReloads, count: instances)
+            Self.clear(&requests, count: instances)
         }
-        if cursor.count < instances { cursor.append(contentsOf: Array(repeating: 0, count: instances - cursor.count)) }
-        for w in 0 ..< cursor.count { cursor[w] = 0 }
+        cursor.resetFlat(count: instances, to: 0)
     }
 
-    /// Grants a request exactly at the instance's next planned time; refuses the rest.
+    /// Empties the first `count` lists of `lists` (adding empty ones), keeping their storage.
+    private static func clear<T>(_ lists: inout [[T]], count: Int) {
+        if lists.count < count { lists.append(contentsOf: Array(repeating: [], count: count - lists.count)) }
+        for w in 0 ..< lists.count { lists[w].removeAll(keepingCapacity: true) }
+    }
+
+    /// In the rehearsal, notes the request and refuses it. Then: grants a request at or
+    /// after the instance's next planned instant and before its interval ends; holds an
+    /// earlier one until that instant; refuses the rest.
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
-        guard !rehearsing, instance < planned.count else { return .deny(because: .quotaExhausted) }
-        let times = planned[instance]
+        if rehearsing {
+            if instance < requests.count { requests[instance].append(now) }
+            return .deny(because: .quotaExhausted)
+        }
+        guard instance < planned.count else { return .deny(because: .quotaExhausted) }
         var k = cursor[instance]
-        while k < times.count && times[k] < now { k += 1 }
-        if k < times.count && times[k] == now {
+        let plan = planned[instance]
+        while k < plan.count && plan[k].end <= now { k += 1 }
+        guard k < plan.count else {
+            cursor[instance] = k
+            return .deny(because: .quotaExhausted)
+        }
+        if plan[k].time <= now {
             cursor[instance] = k + 1
             return .grant
         }
         cursor[instance] = k
-        return .deny(because: .quotaExhausted)
+        return .deferUntil(plan[k].time, because: .notYetReleased)
     }
 
     public func didReload(instance: Int, charged: Bool, at now: SimTime) {
@@ -79,17 +101,6 @@ public final class OracleBudget: FutureReadingBudget {
 
     public var observes: BudgetObservations { .reloads }
 
-    public func nextRequest(instance: Int, after t: SimTime) -> SimTime? {
-        guard instance < planned.count else { return nil }
-        let times = planned[instance]
-        var lo = 0, hi = times.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if times[mid] <= t { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < times.count ? times[lo] : nil
-    }
-
     /// The budget of a person: ⌊per_day × instances × days⌋ charged reloads.
     public static func reloads(perDay: Double, instances: Int, days: Int) -> Int {
         Int((perDay * Double(instances * days) + 1e-9).rounded(.down))
@@ -97,12 +108,11 @@ public final class OracleBudget: FutureReadingBudget {
 
     public func plan(world: PersonWorld, scenario: Scenario) {
         let widgets = scenario.widgets.count
-        if planned.count < widgets { planned.append(contentsOf: Array(repeating: [], count: widgets - planned.count)) }
-        for w in 0 ..< planned.count { planned[w].removeAll(keepingCapacity: true) }
+        Self.clear(&planned, count: widgets)
         candidates.removeAll(keepingCapacity: true)
         let end = scenario.durationMs
         let views = world.views
-        // The number of views at or after t and before u.
+        // The index of the first view at or after t.
         func firstView(atOrAfter t: SimTime) -> Int {
             var lo = 0, hi = views.count
             while lo < hi {
@@ -117,17 +127,23 @@ public final class OracleBudget: FutureReadingBudget {
         for w in scenario.stack.members {
             let added = scenario.widgets[w].addedAfterMs ?? 0
             let free = w < freeReloads.count ? freeReloads[w] : []
-            var f = 0
+            let asks = w < requests.count ? requests[w] : []
+            var f = 0, q = 0
             let list = changes[w]
             for (i, c) in list.enumerated() {
                 // A free reload at the change's own instant is taken to show it.
                 while f < free.count && free[f] < c { f += 1 }
                 var stop = i + 1 < list.count ? list[i + 1] : end
                 if f < free.count { stop = min(stop, free[f]) }
-                let from = max(c, added)
-                guard stop > from else { continue }
-                let value = firstView(atOrAfter: stop) - firstView(atOrAfter: from)
-                if value > 0 { candidates.append((value, from, w)) }
+                // The first request since the last free reload before c: a reload of the
+                // member before it has nothing to answer.
+                let since = f > 0 ? free[f - 1] : SimTime.min
+                while q < asks.count && asks[q] < since { q += 1 }
+                guard q < asks.count else { break }
+                let at = max(c, added, asks[q])
+                guard stop > at else { continue }
+                let value = firstView(atOrAfter: stop) - firstView(atOrAfter: at)
+                if value > 0 { candidates.append((value, at, stop, w)) }
             }
         }
         candidates.sort { a, b in
@@ -137,9 +153,9 @@ public final class OracleBudget: FutureReadingBudget {
         plannedReloads = k
         plannedSavedViews = 0
         for j in 0 ..< k {
-            planned[candidates[j].instance].append(candidates[j].time)
+            planned[candidates[j].instance].append((candidates[j].time, candidates[j].end))
             plannedSavedViews += candidates[j].value
         }
-        for w in 0 ..< widgets { planned[w].sort() }
+        for w in 0 ..< widgets { planned[w].sort { $0.time < $1.time } }
     }
 }

@@ -149,7 +149,7 @@ public final class PersonEngine {
         suggestable = scenario.stack.suggestable
         counts = RunningCounts(days: scenario.days, widgets: widgets.count)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
-        queue = SlotQueue(slots: 2 * widgets.count + 1 + (planner != nil ? widgets.count : 0))
+        queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
         pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
@@ -192,8 +192,6 @@ public final class PersonEngine {
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
     @inline(__always) var standBySlot: Int { 2 &* widgetCount }
-    /// The slot of `w`'s next planned request (only under a `planner`).
-    @inline(__always) func plannedSlot(_ w: Int) -> Int { 2 &* widgetCount &+ 1 &+ w }
 
     /// Runs `world` under this engine's policies; the counts are in `counts` afterwards.
     ///
@@ -262,7 +260,6 @@ public final class PersonEngine {
         governor.begin(members: members.count, stream: governorStream)
 
         queue.removeAll()
-        if planner != nil { schedulePlanned() }
         now = 0
         let end = scenario.durationMs
         interestByHour = world.interestByHour
@@ -302,13 +299,6 @@ public final class PersonEngine {
         return result
     }
 
-    /// The `planner`'s first request of each instance, in the queue (not in a rehearsal).
-    @inline(never)
-    func schedulePlanned() {
-        guard !planner.unsafelyUnwrapped.rehearsing else { return }
-        for w in 0 ..< widgetCount { schedulePlanned(w, after: -1) }
-    }
-
     /// Counts an event at `t` (not before the previous one) and returns its day.
     @inline(__always)
     func countEvent(at t: SimTime) -> Int {
@@ -338,7 +328,9 @@ public final class PersonEngine {
         }
     }
 
-    /// A timeline request or a retry, from the queue.
+    /// A timeline request or a retry, from the queue. Kept out of `simulate`'s loop:
+    /// inlined there, it costs the reference workload about 3 instructions per event.
+    @inline(never)
     func handle(_ event: PersonEvent, at t: SimTime) {
         let day = countEvent(at: t)
         switch event {
@@ -352,18 +344,8 @@ public final class PersonEngine {
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
             request(Int(w), .background, at: t, day: day)
-            if planner != nil { schedulePlanned(Int(w), after: t) }
         case .standByRefresh:
             standByRefresh(at: t, day: day)
-        }
-    }
-
-    /// The `planner`'s next request of `w` after `t`, in its slot. Under a planner every
-    /// background retry is a planned request (such a budget never defers).
-    @inline(never)
-    func schedulePlanned(_ w: Int, after t: SimTime) {
-        if let next = planner.unsafelyUnwrapped.nextRequest(instance: w, after: t) {
-            queue.schedule(at: next, rank: 6, slot: plannedSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
     }
 

@@ -17,7 +17,7 @@ import WidgetSimKernel
 /// | 3 | push | follows the change it announces |
 /// | 4 | session end, audio session end, StandBy end | an app leaves the foreground before another arrives |
 /// | 5 | session start, audio session start, StandBy start | |
-/// | 6 | reload request (timeline due, deferred retry, StandBy display refresh; under a budget that reads the future, its planned requests, as background retries) | |
+/// | 6 | reload request (timeline due, deferred retry, StandBy display refresh) | a request held until a change is granted after it |
 /// | 7 | home-screen view | a view sees everything else that happened at its instant |
 public enum PersonEvent: Sendable {
     /// Widget instance `w`'s timeline asks to be reloaded (or its refused request retries).
