@@ -39,6 +39,9 @@ struct CSVTable {
         var line = 1
         var recordLine = 1
         var fieldStarted = false
+        // The first empty line, if any: fine at the end of the file, a damaged file when
+        // a record follows it (our writers never write one; a row cut to nothing does).
+        var emptyLine: Int?
         var text = text
         text.withUTF8 { bytes in
             var i = 0
@@ -68,6 +71,8 @@ struct CSVTable {
                     if fieldStarted || !field.isEmpty || !fields.isEmpty {
                         fields.append(String(decoding: field, as: UTF8.self))
                         records.append((recordLine, fields))
+                    } else if emptyLine == nil {
+                        emptyLine = line
                     }
                     fields = []
                     field.removeAll(keepingCapacity: true)
@@ -84,6 +89,9 @@ struct CSVTable {
         if fieldStarted || !field.isEmpty || !fields.isEmpty {
             fields.append(String(decoding: field, as: UTF8.self))
             records.append((recordLine, fields))
+        }
+        if let emptyLine, let last = records.last, last.line > emptyLine {
+            throw .damaged(file: file, line: emptyLine, problem: "an empty line among the rows (a truncated or damaged row)")
         }
         guard let first = records.first else { throw .damaged(file: file, line: nil, problem: "the file is empty") }
         header = first.fields

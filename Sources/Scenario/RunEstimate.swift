@@ -14,25 +14,31 @@ import WidgetSimModel
 public struct RunEstimate: Sendable {
     /// CPU seconds of the parts of a run, on one thread of a release build, fitted to 19
     /// measured runs (`scripts/estimate-check --fit`; docs/PERFORMANCE.md, "The size of a
-    /// run"). Events other than views, the people's worlds and widget_days.csv rows are
-    /// not priced apart: their costs follow the widget-days (one reload, change or row per
-    /// widget and day) and fitting them apart gave no better estimate.
+    /// run"). Engine events other than views and widget_days.csv rows are not priced
+    /// apart: their costs follow the widget-days (one reload, change or row per widget and
+    /// day) and fitting them apart gave no better estimate.
     public enum Cost {
         /// Start-up, reading the scenario, and writing the reports of a small run.
-        public static let startSeconds = 0.116
+        public static let startSeconds = 0.090
+        /// A candidate session of a person's world, drawn once for the person whatever the
+        /// policy pairs that then run on it. Sessions are drawn as often as interest can
+        /// burst (`WorldBuilder.sessionBurstBound` times their rate) and thinned, each
+        /// candidate weighing every widget's interest: the dearest part of a world (its
+        /// views, content changes and merge were within the runs' noise).
+        public static let worldSessionSeconds = 0.34e-6
         /// A view (on the lock screen or in StandBy), per member of the stack ranked at it.
-        public static let viewMemberSeconds = 0.0213e-6
+        public static let viewMemberSeconds = 0.0185e-6
         /// A simulated day of one widget under one policy pair: its events and counters.
-        public static let widgetDaySeconds = 4.47e-6
+        public static let widgetDaySeconds = 3.06e-6
         /// The same, again for each doubling of the person's daily counters beyond 1 MB
         /// (`Memory.widgetDayBytes` × days × pairs × widgets): a long run's person outgrows
         /// the processor's caches.
-        public static let widgetDayPerDoublingSeconds = 3.75e-6
+        public static let widgetDayPerDoublingSeconds = 3.20e-6
         /// A block of people: its part files written.
-        public static let blockSeconds = 0.0014
+        public static let blockSeconds = 0.00204
         /// A point of a study (more than one point): its own totals and its share of the
         /// study's tables (an exploring study's robustness, discovery and sensitivity).
-        public static let pointSeconds = 0.0176
+        public static let pointSeconds = 0.0141
     }
 
     /// Peak resident memory, measured on release builds (the same runs).
@@ -68,8 +74,8 @@ public struct RunEstimate: Sendable {
     /// the study's values) as they are, and `widgetDayNumberBytes` for its numbers.
     public var widgetDayRows: Double = 0
     public var widgetDaysBytes: Double = 0
-    /// The CPU seconds by part, in the order of `Cost`: start, views, widget-days, blocks,
-    /// study points.
+    /// The CPU seconds by part, in the order of `Cost`: start, worlds, views, widget-days,
+    /// outgrown caches (the widget-days' cost per doubling), blocks, study points.
     public var cpuParts: [(name: String, seconds: Double)] = []
     /// The numbers of one widget_days.csv row, in bytes (about 75 on `tiny.yaml`, more
     /// with larger counts).
@@ -84,14 +90,16 @@ public struct RunEstimate: Sendable {
     ///   - shards: the run is shard K of this many (`--shard K/N`): its share of the people.
     public init(_ points: [Scenario], threads: Int, widgetDays: Bool = true, shards: Int = 1) {
         var events = 0.0, personDays = 0.0, blocks = 0.0, person = 0.0, totals = 0.0
-        var viewMembers = 0.0, widgetDayCount = 0.0, doublings = 0.0
+        var viewMembers = 0.0, widgetDayCount = 0.0, doublings = 0.0, worldSessions = 0.0
         let share = 1 / Double(max(1, shards))
         for s in points {
             let pairs = Double(s.policyPairs.count)
-            let days = Double(s.people) * Double(s.replications) * share * Double(s.days) * pairs
+            let ownDays = Double(s.people) * Double(s.replications) * share * Double(s.days)
+            let days = ownDays * pairs
             let kinds = Self.eventsPerPersonDay(kinds: s)
             let widgets = Double(s.widgets.count)
             personDays += days
+            worldSessions += ownDays * s.person.sessionsPerDay.mean * WorldBuilder.sessionBurstBound(s)
             events += days * (kinds.views + kinds.others)
             viewMembers += days * kinds.views * Double(max(1, s.stack.members.count))
             widgetDayCount += days * widgets
@@ -121,8 +129,10 @@ public struct RunEstimate: Sendable {
         self.threads = running
         cpuParts = [
             ("start", Cost.startSeconds),
+            ("worlds", worldSessions * Cost.worldSessionSeconds),
             ("views", viewMembers * Cost.viewMemberSeconds),
-            ("widget-days", widgetDayCount * Cost.widgetDaySeconds + doublings * Cost.widgetDayPerDoublingSeconds),
+            ("widget-days", widgetDayCount * Cost.widgetDaySeconds),
+            ("outgrown caches", doublings * Cost.widgetDayPerDoublingSeconds),
             ("blocks", blocks * Cost.blockSeconds),
             ("study points", study * Cost.pointSeconds),
         ]

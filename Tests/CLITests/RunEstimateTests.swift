@@ -47,7 +47,7 @@ import Testing
         #expect(try figure("person-days", r.stdout) == 10 * 3 * 4)
         #expect(r.stdout.contains("wall seconds") && r.stdout.contains("on 2 threads of an idle machine"), "\(r.stdout)")
         let parts = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }
-        #expect(parts.count == 5, "\(r.stdout)")
+        #expect(parts.count == 7, "\(r.stdout)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 

@@ -179,6 +179,19 @@ struct ReportPiecesTests {
         }
     }
 
+    /// A row cut to nothing leaves an empty line among the rows: the file is damaged, not
+    /// a row shorter. Empty lines at the end of the file are only its end.
+    @Test("CSV reading: an empty line among the rows is refused by line")
+    func csvTableEmptyLine() throws {
+        #expect(throws: ReportInputError.damaged(file: "t.csv", line: 3, problem: "an empty line among the rows (a truncated or damaged row)")) {
+            try CSVTable(text: "a,b,c\n1,2,3\n\n4,5,6\n", file: "t.csv")
+        }
+        #expect(throws: ReportInputError.damaged(file: "t.csv", line: 2, problem: "an empty line among the rows (a truncated or damaged row)")) {
+            try CSVTable(text: "a,b,c\r\n\r\n4,5,6", file: "t.csv")
+        }
+        #expect(try CSVTable(text: "a,b,c\n1,2,3\n\n\n", file: "t.csv").rows == [["1", "2", "3"]])
+    }
+
     @Test("columns are found by name, today's or the newer one")
     func columnNames() throws {
         let t = try CSVTable(text: "charged_reloads_per_widget_day,x\n1,2\n", file: "t.csv")

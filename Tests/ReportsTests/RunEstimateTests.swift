@@ -49,7 +49,7 @@ import WidgetSimScenario
             var bigger = s
             change(&bigger)
             let e = RunEstimate([bigger], threads: 1)
-            for p in ["views", "widget-days"] {
+            for p in ["worlds", "views", "widget-days", "outgrown caches"] {
                 #expect(try abs(part(e, p) - 2 * part(base, p)) < 1e-9 * part(e, p), "\(name): \(p)")
             }
             #expect(e.events == 2 * base.events && e.personDays == 2 * base.personDays, "\(name)")
@@ -58,7 +58,9 @@ import WidgetSimScenario
         longer.days *= 8
         let long = RunEstimate([longer], threads: 1)
         #expect(try part(long, "views") == 8 * part(base, "views"))
-        #expect(try part(long, "widget-days") > 8.5 * part(base, "widget-days"))
+        #expect(try part(long, "worlds") == 8 * part(base, "worlds"))
+        #expect(try part(long, "widget-days") == 8 * part(base, "widget-days"))
+        #expect(try part(long, "outgrown caches") > 8 * part(base, "outgrown caches") + 0.5 * part(base, "widget-days"))
         #expect(long.bytes > 3 * base.bytes)
 
         var onePair = s
@@ -67,6 +69,8 @@ import WidgetSimScenario
         #expect(fewer.personDays == base.personDays / 2)
         #expect(try abs(part(fewer, "views") - part(base, "views") / 2) < 1e-12)
         #expect(fewer.bytes < base.bytes && fewer.cpuSeconds < base.cpuSeconds)
+        // A person's world is drawn once, whatever the pairs that run on it.
+        #expect(try part(fewer, "worlds") == part(base, "worlds"))
 
         let two = RunEstimate([s], threads: 2)
         #expect(two.cpuSeconds == base.cpuSeconds)
@@ -83,6 +87,26 @@ import WidgetSimScenario
         s.people = 640
         s.days = 30
         #expect(RunEstimate([s], threads: 1, shards: 4).events == base.events / 4)
+    }
+
+    /// A person's world is priced by its candidate sessions, drawn once per person-day
+    /// whatever the pairs: tiny.yaml's 8 sessions a day are drawn 4 times as often (the
+    /// calendar's interest bursts 4-fold around its changes) and thinned; without bursts,
+    /// once.
+    @Test func worldsCostPerCandidateSessionOncePerPerson() throws {
+        var s = try tiny(people: 10, days: 3, replications: 2)
+        func worlds(_ s: Scenario) throws -> Double { try #require(RunEstimate([s], threads: 1).cpuParts.first { $0.name == "worlds" }).seconds }
+        let personDays: Double = 10 * 3 * 2
+        let cost = RunEstimate.Cost.worldSessionSeconds
+        #expect(try abs(worlds(s) - personDays * 8 * 4 * cost) < 1e-12)
+        s.budgets.removeLast()
+        s.rankings.removeLast()
+        #expect(try abs(worlds(s) - personDays * 8 * 4 * cost) < 1e-12)
+        for i in s.widgets.indices {
+            s.widgets[i].interest.afterPush = nil
+            s.widgets[i].interest.aroundScheduled = nil
+        }
+        #expect(try abs(worlds(s) - personDays * 8 * cost) < 1e-12)
     }
 
     /// Views cost per member of the stack ranked at them.

@@ -27,6 +27,20 @@ import WidgetSimModel
         ])
     }
 
+    /// Keys and values are read trimmed of white space and line breaks at either end,
+    /// Unicode's too (a no-break space, an ideographic space, a line separator), and
+    /// those with none are read as written.
+    @Test func keysAndValuesAreTrimmed() throws {
+        let s = try parse(minimal(replacing: 1, with: "name: \" mini\u{3000}\"", "\"days\u{00A0}\": \"\u{2028}4\t\"")
+            .replacingOccurrences(of: "days: 3\n", with: "")
+            .replacingOccurrences(of: "people: 10", with: "people: \"10\u{00A0}\""))
+        #expect(s.name == "mini")
+        #expect(s.days == 4)
+        #expect(s.people == 10)
+        let described = try parse(minimal(adding: "description: \"two  words\""))
+        #expect(described.description == "two  words")
+    }
+
     @Test func duplicateKeyIsLocated() {
         #expect(problems(minimal(adding: "days: 4")) == [
             "test.yaml:3:1: (file): invalid YAML: key `days` appears more than once in one mapping",

@@ -138,14 +138,21 @@ public final class WorldBuilder {
         self.stackInterest = stackInterest
         self.stackSums = stackSums
         lambda = Array(repeating: 0, count: scenario.widgets.count)
-        sessionBurstBound = scenario.widgets.reduce(1.0) { bound, spec in
-            max(bound, spec.interest.afterPush?.factor ?? 1, spec.interest.aroundScheduled?.factor ?? 1)
-        }
+        sessionBurstBound = Self.sessionBurstBound(scenario)
         donations = DonationTargets(scenario.widgets)
         changeTimes = Array(repeating: [], count: scenario.widgets.count)
         contentRates = scenario.widgets.map {
             (LocalHourRate.hourlyRate(meanPerDay: $0.content.randomPerDay, hourWeights: $0.content.randomProfile),
              LocalHourRate.hourlyRate(meanPerDay: $0.content.scheduledPerDay, hourWeights: $0.content.scheduledProfile))
+        }
+    }
+
+    /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget of `scenario`: 1 without
+    /// bursts, else the largest burst factor. Sessions are drawn F times as often as they
+    /// come and thinned (`buildSessions`).
+    public static func sessionBurstBound(_ scenario: Scenario) -> Double {
+        scenario.widgets.reduce(1.0) { bound, spec in
+            max(bound, spec.interest.afterPush?.factor ?? 1, spec.interest.aroundScheduled?.factor ?? 1)
         }
     }
 

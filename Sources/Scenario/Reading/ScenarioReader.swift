@@ -65,10 +65,17 @@ final class ScenarioReader {
         return ["", "~", "null", "Null", "NULL"].contains(s.string)
     }
 
-    /// The text of a scalar, trimmed; nil for lists and mappings.
+    /// The text of a scalar, trimmed; nil for lists and mappings. Nearly every scalar has
+    /// nothing to trim, and is returned as it is without Foundation's trimming, which
+    /// copies the text (most of the time a study of many points spends reading them).
     static func scalarText(_ node: Node) -> String? {
         guard case .scalar(let s) = node else { return nil }
-        return s.string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = s.string, spaces = CharacterSet.whitespacesAndNewlines
+        if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+           !spaces.contains(first), !spaces.contains(last) {
+            return text
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     // MARK: - Mappings and lists
