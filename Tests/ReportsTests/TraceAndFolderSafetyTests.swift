@@ -97,15 +97,27 @@ extension CommandLineSafetyTests {
     @Test func aResumedTracedRunCompletesTheTrace() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out").path
-        let whole = folder.appendingPathComponent("whole.csv").path
-        let common = ["run", "scenarios/tiny.yaml", "--people", "100", "--quiet", "--no-report"]
-        _ = try run(common + ["--out", folder.appendingPathComponent("ref").path, "--trace", whole])
-        let trace = folder.appendingPathComponent("trace.csv").path
-        var r = try run(common + ["--out", out, "--trace", trace]) {
-            FileManager.default.fileExists(atPath: out + "/parts/r0-b0.counts")
+        // A run that finishes before the signal leaves nothing to resume: it is tried
+        // again with four times the people, and the test fails if none is stopped.
+        for people in [100, 400, 1_600] {
+            let out = folder.appendingPathComponent("out-\(people)").path
+            let whole = folder.appendingPathComponent("whole-\(people).csv").path
+            let common = ["run", "scenarios/tiny.yaml", "--people", "\(people)", "--quiet", "--no-report"]
+            let trace = folder.appendingPathComponent("trace-\(people).csv").path
+            let r = try run(common + ["--out", out, "--trace", trace]) {
+                FileManager.default.fileExists(atPath: out + "/parts/r0-b0.counts")
+            }
+            if r.status == 0 { continue }
+            _ = try run(common + ["--out", folder.appendingPathComponent("ref-\(people)").path, "--trace", whole])
+            try checkResume(r, out: out, trace: trace, whole: whole, common: common)
+            return
         }
-        if r.status == 0 { return }  // finished before the signal: nothing to resume
+        Issue.record("every run finished before the signal: nothing was resumed")
+    }
+
+    /// The rest of `aResumedTracedRunCompletesTheTrace`, for a run stopped with `r`.
+    func checkResume(_ stopped: Result, out: String, trace: String, whole: String, common: [String]) throws {
+        var r = stopped
         #expect(r.status == 130, "\(r.output)")
         #expect(!FileManager.default.fileExists(atPath: trace))
         r = try run(common + ["--out", out, "--trace", trace, "--resume"])
