@@ -292,24 +292,33 @@ import WidgetSimSampling
     }
 
     /// An app whose pushes bring no one: member 1's pushes come at 12:00 on 20 days and
-    /// its donations at 16:00, so its lift is (0 + 10 · r) / (20 + 10) / r = 1/3 (r from
-    /// everyone else's evidence, none in its windows: 1/21), and while a push's window
-    /// lasts it falls behind member 2 (shares 3/11 · 1/3 against 2/11).
-    /// With `push_lift` 100 before any evidence, a first push puts it first.
+    /// its donations at 16:00, so its estimated lift is (0 + 10 · r) / (20 + 10) / r =
+    /// 1/3 (r from everyone else's evidence, none in its windows: 1/21). A push never
+    /// lowers a member by default (`push_lift_min` 1), so the order stays the person's;
+    /// with `push_lift_min` 0, while a push's window lasts member 1 falls behind member 2
+    /// (shares 3/11 · 1/3 against 2/11). With `push_lift` 100 before any evidence, a
+    /// first push puts it first.
     @Test func pushesThatBringNoOneDoNotLift() throws {
         let history = stackHistory(members: 3)
         let policy = makeRanking("empirical_bayes", ["recency_weight": .number(0)], members: 3)
+        let falling = makeRanking("empirical_bayes", ["recency_weight": .number(0), "push_lift_min": .number(0)], members: 3)
         for day in 0 ..< 20 {
             let t = Int64(day) * rkDay
-            policy.observePush(member: 1, at: t + 12 * rkHour)
-            donateTo(history, policy, member: 1, at: t + 16 * rkHour, hour: 16)
-            donateTo(history, policy, member: 0, at: t + 14 * rkHour, hour: 14)
+            for p in [policy, falling] {
+                p.observePush(member: 1, at: t + 12 * rkHour)
+                donateTo(history, p, member: 1, at: t + 16 * rkHour, hour: 16)
+                donateTo(history, p, member: 0, at: t + 14 * rkHour, hour: 14)
+            }
         }
         let eb = try #require(policy as? EmpiricalBayesRanking)
-        #expect(abs(eb.pushLiftFactor(1) - 1.0 / 3) < 1e-9)
-        policy.observePush(member: 1, at: 20 * rkDay + 20 * rkHour)
-        #expect(rankOnce(policy, history, time: 20 * rkDay + 20 * rkHour + rkMinute, hour: 20) == [0, 2, 1])
-        #expect(rankOnce(policy, history, time: 20 * rkDay + 21 * rkHour, hour: 21) == [0, 1, 2])
+        let fell = try #require(falling as? EmpiricalBayesRanking)
+        #expect(abs(fell.pushLiftFactor(1) - 1.0 / 3) < 1e-9)
+        #expect(eb.pushLiftFactor(1) == 1)
+        for p in [policy, falling] { p.observePush(member: 1, at: 20 * rkDay + 20 * rkHour) }
+        let view = 20 * rkDay + 20 * rkHour + rkMinute
+        #expect(rankOnce(policy, history, time: view, hour: 20) == [0, 1, 2])
+        #expect(rankOnce(falling, history, time: view, hour: 20) == [0, 2, 1])
+        #expect(rankOnce(falling, history, time: 20 * rkDay + 21 * rkHour, hour: 21) == [0, 1, 2])
         let eager = makeRanking("empirical_bayes", ["push_lift": .number(100)], members: 3)
         eager.observePush(member: 1, at: 0)
         #expect(rankOnce(eager, stackHistory(members: 3), time: rkMinute) == [1, 0, 2])

@@ -56,17 +56,20 @@ import WidgetSimSampling
 /// push lift, learned from the evidence that came in those windows:
 ///
 ///     r       = (o_in(m) + 1) / (o_out(m) + 1)
-///     push(m) = [(e_in(m) + a · r · L) / (e_out(m) + a)] / r
+///     push(m) = max(F, [(e_in(m) + a · r · L) / (e_out(m) + a)] / r)
 ///
 /// with e_in, e_out the member's own evidence inside and outside its push windows,
-/// o_in, o_out everyone else's, a = `push_lift_prior` and L = `push_lift`: how much
-/// faster the member's evidence comes just after its app's push than at other times,
-/// against how much faster everyone else's does then (so the hours pushes come at
-/// cancel out), starting at L. Interest may jump for half an hour after a push (a
-/// story the person opens), and a rotation spent at once is spent on all of it, where
-/// the relevance boost waits for a score to last and the hour's counts see no push; an
-/// app whose pushes bring no one to it keeps a lift near 1. Highest first; equal scores
-/// keep the person's order.
+/// o_in, o_out everyone else's, a = `push_lift_prior`, L = `push_lift` and F =
+/// `push_lift_min`: how much faster the member's evidence comes just after its app's
+/// push than at other times, against how much faster everyone else's does then (so the
+/// hours pushes come at cancel out), starting at L. Interest may jump for half an hour
+/// after a push (a story the person opens), and a rotation spent at once is spent on
+/// all of it, where the relevance boost waits for a score to last and the hour's counts
+/// see no push. An app whose pushes bring no one to it keeps a lift near 1, and with
+/// F = 1 a push never lowers a member: an app that pushes often (mail) has its window
+/// open much of the day, and the estimate's noise below 1 would otherwise demote it,
+/// the stack's own top too, for hours. Highest first; equal scores keep the person's
+/// order.
 ///
 /// With no evidence and no relevance every level equals q0, which strictly decreases
 /// with the member's position, and every factor is 1: the ranking is exactly the
@@ -126,6 +129,10 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "push_lift", .number(0 ... 1000), default: .number(1),
         "the push lift before any evidence: how much more often a member is wanted just after its app's push")
 
+    public static let pushLiftMin = ParameterSpec(
+        "push_lift_min", .number(0 ... 1000), default: .number(1),
+        "the least push lift: 1 lets a push only lift a member, 0 lets one whose pushes brought less evidence fall")
+
     public static let descriptor = RankingPolicyDescriptor(
         name: "empirical_bayes",
         summary: "Weekday-and-hour Dirichlet-multinomial of donations (swipes and taps at a weight), shrunk toward "
@@ -135,6 +142,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         parameters: [
             stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, hourLiftPrior, relevanceWeight,
             relevanceDelay, recencyWeight, recencyHalfLife, pushWindow, pushLiftPrior, pushLift,
+            pushLiftMin,
         ],
         make: { p in
             EmpiricalBayesRanking(
@@ -144,7 +152,8 @@ public final class EmpiricalBayesRanking: RankingPolicy {
                 relevanceWeight: p.number(relevanceWeight),
                 relevanceDelayMs: p.duration(relevanceDelay), recencyWeight: p.number(recencyWeight),
                 recencyHalfLifeMs: p.duration(recencyHalfLife), pushWindowMs: p.duration(pushWindow),
-                pushLiftPrior: p.number(pushLiftPrior), pushLift: p.number(pushLift))
+                pushLiftPrior: p.number(pushLiftPrior), pushLift: p.number(pushLift),
+                pushLiftMin: p.number(pushLiftMin))
         })
 
     let stackPrior: Double
@@ -160,6 +169,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     let pushWindowMs: Int64
     let pushLiftPrior: Double
     let pushLiftBefore: Double
+    let pushLiftMin: Double
 
     private var members = 0
     /// The stack-order prior q0, by member.
@@ -192,7 +202,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         stackPrior: Double, hourPrior: Double, weekdayPrior: Double, feedbackWeight: Double, tapWeight: Double,
         hourLiftPrior: Double, relevanceWeight: Double, relevanceDelayMs: Int64 = 0, recencyWeight: Double = 0,
         recencyHalfLifeMs: Int64 = 10 * Milliseconds.minute, pushWindowMs: Int64 = 0, pushLiftPrior: Double = 10,
-        pushLift: Double = 1
+        pushLift: Double = 1, pushLiftMin: Double = 0
     ) {
         precondition(stackPrior >= 0 && hourPrior >= 0 && weekdayPrior >= 0)
         precondition(feedbackWeight >= 0 && tapWeight >= 0 && hourLiftPrior >= 0 && relevanceWeight >= 0)
@@ -209,6 +219,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         self.pushWindowMs = pushWindowMs
         self.pushLiftPrior = pushLiftPrior
         self.pushLiftBefore = pushLift
+        self.pushLiftMin = pushLiftMin
     }
 
     /// All: what the person did at each view, donations, and pushes.
@@ -268,8 +279,8 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         let ratio = (pushOthers[m] + 1) / (othersOut + 1)
         let ownOut = evidenceAll[m] - pushOwn[m]
         let d = ownOut + a
-        guard d > 0 else { return pushLiftBefore }
-        return (pushOwn[m] + a * ratio * pushLiftBefore) / d / ratio
+        guard d > 0 else { return max(pushLiftMin, pushLiftBefore) }
+        return max(pushLiftMin, (pushOwn[m] + a * ratio * pushLiftBefore) / d / ratio)
     }
 
     /// A posterior mean: `count` of `total` in the cell, shrunk with `strength`
