@@ -77,6 +77,7 @@ public final class RecordingRanking: RankingPolicy {
     public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
         inner.observeDonation(member: member, at: time, hour: hour, weekday: weekday)
     }
+    public func observePush(member: Int, at time: SimTime) { inner.observePush(member: member, at: time) }
 }
 
 /// Runs one person of `s` through an engine with the given policies.

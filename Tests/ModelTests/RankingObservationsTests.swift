@@ -7,18 +7,24 @@ import WidgetSimSampling
 /// declaration must leave out nothing the ranking's order depends on.
 @Suite struct RankingObservationsTests {
     /// Five members with default content and timelines, donations, swipes and taps;
-    /// four days.
+    /// member 1's content changes 20 times a day, half of them announced by push, and
+    /// member 3 belongs to the same app; no push throttle; four days.
     static let scenario: Scenario = {
+        var pushed = ContentSpec()
+        pushed.randomPerDay = 20
+        pushed.pushFraction = 0.5
         let widgets = (0 ..< 5).map { w in
             WidgetSpec(
-                id: "w\(w)", kind: "w\(w)", app: "app\(w)", interactive: w % 2 == 0,
+                id: "w\(w)", kind: "w\(w)", app: "app\(w == 3 ? 1 : w)", interactive: w % 2 == 0,
                 interest: InterestSpec(base: 0.4 - 0.07 * Double(w), peaks: [InterestPeak(hour: 7 + 3 * w, widthHours: 1, factor: 3)]),
-                timeline: TimelineSpec(horizonMs: Milliseconds.hour, reload: .after(Milliseconds.hour)), content: ContentSpec())
+                timeline: TimelineSpec(horizonMs: Milliseconds.hour, reload: .after(Milliseconds.hour)),
+                content: w == 1 ? pushed : ContentSpec())
         }
         var model = PersonModel()
         model.viewsPerDay = PerPersonRate(mean: 90, cv: 0)
         model.swipeProbability = 0.5
         model.tapProbability = 0.5
+        model.backgroundPushesPerHour = nil
         return Scenario(
             name: "observations", seed: 7, days: 4, people: 2, start: CalendarDate(year: 2026, month: 1, day: 5),
             timeZone: "UTC", person: model, widgets: widgets, stack: StackSpec(members: Array(0 ..< 5)),
@@ -30,6 +36,7 @@ import WidgetSimSampling
         let inner: any RankingPolicy
         let observes: RankingObservations
         var ranks = 0, views = 0, donations = 0
+        var pushes: [(member: Int, time: SimTime)] = []
 
         init(_ inner: any RankingPolicy, observes: RankingObservations) {
             self.inner = inner
@@ -49,20 +56,30 @@ import WidgetSimSampling
             donations += 1
             inner.observeDonation(member: member, at: time, hour: hour, weekday: weekday)
         }
+        func observePush(member: Int, at time: SimTime) {
+            pushes.append((member, time))
+            inner.observePush(member: member, at: time)
+        }
     }
 
-    static func run(_ ranking: any RankingPolicy) throws -> (counts: [PersonCounts], donations: [Int]) {
+    /// Each person's counts and donations to members, and the pushes to member 1's
+    /// widget (its app's, which member 3 shares) in time order.
+    static func run(_ ranking: any RankingPolicy) throws
+        -> (counts: [PersonCounts], donations: [Int], pushes: [SimTime]) {
         let budget = try #require(BudgetPolicies.named("unlimited")).make(PolicyParameters())
         let engine = PersonEngine(scenario: scenario, budget: budget, ranking: ranking)
         let builder = try WorldBuilder(scenario: scenario)
         var counts: [PersonCounts] = []
         var donations: [Int] = []
+        var pushes: [SimTime] = []
         for person in 0 ..< scenario.people {
             let world = builder.build(person: person, replication: 0)
             counts.append(engine.run(world))
             donations.append(engine.history.donations.reduce(0, +))
+            pushes += world.pushTimes[1]
+            #expect(world.pushTimes.enumerated().allSatisfy { $0.offset == 1 || $0.element.isEmpty })
         }
-        return (counts, donations)
+        return (counts, donations, pushes)
     }
 
     static func make(_ name: String) throws -> any RankingPolicy {
@@ -93,15 +110,21 @@ import WidgetSimSampling
     }
 
     /// The engine makes exactly the calls declared: `observe` after every `rank` with
-    /// `.views`, `observeDonation` at every donation to a member with `.donations`.
-    @Test(arguments: [RankingObservations.all, .views, .donations, []])
+    /// `.views`, `observeDonation` at every donation to a member with `.donations`, and
+    /// with `.pushes` `observePush` at every push delivered, once for each member of the
+    /// app it is for (member 1's pushes: members 1 and 3), at the push's time.
+    @Test(arguments: [RankingObservations.all, .views, .donations, .pushes, []])
     func theEngineCallsWhatIsDeclared(observes: RankingObservations) throws {
         let ranking = Declaring(StaticRanking(), observes: observes)
-        let (_, donations) = try Self.run(ranking)
+        let (_, donations, pushes) = try Self.run(ranking)
         #expect(ranking.ranks > 500)
         #expect(ranking.views == (observes.contains(.views) ? ranking.ranks : 0))
         #expect(donations.reduce(0, +) > 50)
         #expect(ranking.donations == (observes.contains(.donations) ? donations.reduce(0, +) : 0))
+        #expect(pushes.count > 20)
+        let told = ranking.pushes.map { "\($0.member)@\($0.time)" }
+        let expected = observes.contains(.pushes) ? pushes.flatMap { ["1@\($0)", "3@\($0)"] } : []
+        #expect(told == expected)
     }
 
     /// A ranking that does not say what it observes is told everything; `time_of_day`
@@ -114,5 +137,6 @@ import WidgetSimSampling
         #expect(Plain().observes == .all)
         #expect(try Self.make("time_of_day").observes == [])
         #expect(try Self.make("thompson").observes == .views)
+        #expect(try Self.make("empirical_bayes").observes.contains(.pushes))
     }
 }

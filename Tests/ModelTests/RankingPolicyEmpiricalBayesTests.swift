@@ -4,7 +4,8 @@ import WidgetSimSampling
 
 // `empirical_bayes`: the person's order without evidence, a widget with overwhelming
 // evidence first, the levels of the hierarchy and the hour lift computed by hand, the
-// relevance boost and its delay, the recency factor, and feedback counted only at a weight.
+// relevance boost and its delay, the recency factor, feedback counted only at a weight,
+// and the push lift learned from the evidence after pushes.
 
 @Suite struct EmpiricalBayesRankingTests {
     /// No donations, swipes, taps or relevance: the order is the person's, at every
@@ -118,11 +119,13 @@ import WidgetSimSampling
     /// hour lift (k = 400) is (k/24 / k) / ((1 + k/24) / (1 + k)) = 0.945755 for member 0
     /// and 1 for member 1: a ratio of 1.796539. With w = 1.5 and a 10-min half-life the
     /// factor passes it while 2^(−a/10 min) > 0.531026, that is for a < 9.13 min. The
-    /// default w = 0.25 (at most × 1.25) does not.
+    /// default w = 0.25 (at most × 1.25) does not. (Hour prior 512 and k = 400 here.)
     @Test func recentEvidenceLiftsAMember() throws {
         let history = stackHistory(members: 2)
-        let policy = makeRanking("empirical_bayes", ["recency_weight": .number(1.5)], members: 2)
-        let usual = makeRanking("empirical_bayes", members: 2)
+        let priors: [String: ParameterValue] = ["hour_prior": .number(512), "hour_lift_prior": .number(400)]
+        let policy = makeRanking(
+            "empirical_bayes", priors.merging(["recency_weight": .number(1.5)]) { $1 }, members: 2)
+        let usual = makeRanking("empirical_bayes", priors, members: 2)
         let t0 = 3 * rkHour
         donateTo(history, policy, member: 1, at: t0)
         usual.observeDonation(member: 1, at: t0, hour: 0, weekday: 0)
@@ -179,9 +182,12 @@ import WidgetSimSampling
     /// order stays the person's; at hour 15 member 0 is first either way.
     @Test func theHourLiftMovesAMemberAtItsHour() throws {
         let history = stackHistory(members: 2)
-        let policy = makeRanking("empirical_bayes", ["recency_weight": .number(0)], members: 2)
+        let policy = makeRanking(
+            "empirical_bayes", ["recency_weight": .number(0), "hour_prior": .number(512), "hour_lift_prior": .number(400)],
+            members: 2)
         let without = makeRanking(
-            "empirical_bayes", ["recency_weight": .number(0), "hour_lift_prior": .number(1_000_000)], members: 2)
+            "empirical_bayes", ["recency_weight": .number(0), "hour_prior": .number(512),
+                                "hour_lift_prior": .number(1_000_000)], members: 2)
         for k in 0 ..< 100 {
             for p in [policy, without] {
                 donateTo(history, p, member: 0, at: Int64(k) * rkHour, hour: 15, weekday: 0)
@@ -244,5 +250,77 @@ import WidgetSimSampling
         #expect(rankOnce(policy, history, time: 1, hour: 6, weekday: 0) == [0, 1, 2])
         let eb = try #require(policy as? EmpiricalBayesRanking)
         #expect(abs(eb.probability(2, hour: 5, weekday: 0) - (1 + 8 * (1 + 4 * (1 + 80.0 / 11) / 41) / 5) / 9) < 1e-12)
+    }
+
+    /// Three members; on each of 20 days a push reaches member 2's app at 10:00 and
+    /// member 2 donates 5 minutes later, while members 0 and 1 donate at 14:00 and 16:00,
+    /// far from any push. Member 2's own evidence all came in its push windows (e_in 20,
+    /// e_out 0) and no one else's did (o_in 0, o_out 40), so r = 1/41 and its push lift
+    /// is ((20 + 10 · r) / 10) / r = 83 (`push_lift_prior` 10): within 30 minutes of a
+    /// push at 19:50 on day 20 it goes first, though at 20:00 no one has evidence and
+    /// the estimates are still the stack order (shares 6/11, 3/11, 2/11, × 1.01 at
+    /// most); 30 minutes after the push it is last again. Not told of pushes, or with
+    /// no window, the same evidence leaves the person's order.
+    @Test func aPushLiftsAMemberWhosePushesBringThePerson() throws {
+        let history = stackHistory(members: 3)
+        let values: [String: ParameterValue] = ["recency_weight": .number(0)]
+        let policy = makeRanking("empirical_bayes", values, members: 3)
+        let untold = makeRanking("empirical_bayes", values, members: 3)
+        let closed = makeRanking("empirical_bayes", values.merging(["push_window": .duration(0)]) { $1 }, members: 3)
+        for day in 0 ..< 20 {
+            let t = Int64(day) * rkDay
+            for p in [policy, closed] { p.observePush(member: 2, at: t + 10 * rkHour) }
+            for p in [policy, untold, closed] {
+                donateTo(history, p, member: 2, at: t + 10 * rkHour + 5 * rkMinute, hour: 10)
+                donateTo(history, p, member: 0, at: t + 14 * rkHour, hour: 14)
+                donateTo(history, p, member: 1, at: t + 16 * rkHour, hour: 16)
+            }
+        }
+        let eb = try #require(policy as? EmpiricalBayesRanking)
+        #expect(abs(eb.pushLiftFactor(2) - (20 + 10.0 / 41) / 10 * 41) < 1e-9)
+        #expect(abs(eb.pushLiftFactor(2) - 83) < 1e-9)
+        let push = 20 * rkDay + 19 * rkHour + 50 * rkMinute
+        for p in [policy, closed] { p.observePush(member: 2, at: push) }
+        let at = { (p: any RankingPolicy, minutes: Int64) in
+            rankOnce(p, history, time: push + minutes * rkMinute, hour: minutes < 10 ? 19 : 20)
+        }
+        #expect(at(policy, 10) == [2, 0, 1])
+        #expect(at(policy, 29) == [2, 0, 1])
+        #expect(at(policy, 30) == [0, 1, 2])
+        #expect(at(untold, 10) == [0, 1, 2])
+        #expect(at(closed, 10) == [0, 1, 2])
+    }
+
+    /// An app whose pushes bring no one: member 1's pushes come at 12:00 on 20 days and
+    /// its donations at 16:00, so its estimated lift is (0 + 10 · r) / (20 + 10) / r =
+    /// 1/3 (r from everyone else's evidence, none in its windows: 1/21). A push never
+    /// lowers a member by default (`push_lift_min` 1), so the order stays the person's;
+    /// with `push_lift_min` 0, while a push's window lasts member 1 falls behind member 2
+    /// (shares 3/11 · 1/3 against 2/11). With `push_lift` 100 before any evidence, a
+    /// first push puts it first.
+    @Test func pushesThatBringNoOneDoNotLift() throws {
+        let history = stackHistory(members: 3)
+        let policy = makeRanking("empirical_bayes", ["recency_weight": .number(0)], members: 3)
+        let falling = makeRanking("empirical_bayes", ["recency_weight": .number(0), "push_lift_min": .number(0)], members: 3)
+        for day in 0 ..< 20 {
+            let t = Int64(day) * rkDay
+            for p in [policy, falling] {
+                p.observePush(member: 1, at: t + 12 * rkHour)
+                donateTo(history, p, member: 1, at: t + 16 * rkHour, hour: 16)
+                donateTo(history, p, member: 0, at: t + 14 * rkHour, hour: 14)
+            }
+        }
+        let eb = try #require(policy as? EmpiricalBayesRanking)
+        let fell = try #require(falling as? EmpiricalBayesRanking)
+        #expect(abs(fell.pushLiftFactor(1) - 1.0 / 3) < 1e-9)
+        #expect(eb.pushLiftFactor(1) == 1)
+        for p in [policy, falling] { p.observePush(member: 1, at: 20 * rkDay + 20 * rkHour) }
+        let view = 20 * rkDay + 20 * rkHour + rkMinute
+        #expect(rankOnce(policy, history, time: view, hour: 20) == [0, 1, 2])
+        #expect(rankOnce(falling, history, time: view, hour: 20) == [0, 2, 1])
+        #expect(rankOnce(falling, history, time: 20 * rkDay + 21 * rkHour, hour: 21) == [0, 1, 2])
+        let eager = makeRanking("empirical_bayes", ["push_lift": .number(100)], members: 3)
+        eager.observePush(member: 1, at: 0)
+        #expect(rankOnce(eager, stackHistory(members: 3), time: rkMinute) == [1, 0, 2])
     }
 }

@@ -28,6 +28,7 @@ final class HistoryProbe: RankingPolicy {
     func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
         inner.observeDonation(member: member, at: time, hour: hour, weekday: weekday)
     }
+    func observePush(member: Int, at time: SimTime) { inner.observePush(member: member, at: time) }
 }
 
 /// A widget's relevance history by entry date, and what the rankings make of it over

@@ -381,6 +381,7 @@ public final class PersonEngine {
             }
             traceEvent(t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
+            if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
         case .sessionEnd:
             let x = Int(world.sessionEnds[i].widget)
@@ -431,6 +432,16 @@ public final class PersonEngine {
     func standByRefresh(at t: SimTime, day: Int) {
         for x in 0 ..< widgetCount { request(x, .standBy, at: t, day: day) }
         queue.schedule(at: t + standByRefreshMs, rank: 6, slot: standBySlot, .standByRefresh)
+    }
+
+    /// Tells the ranking of a push delivered at `t` to the app of instance `x`: every
+    /// stack member of that app (kept out of `run`'s loop).
+    @inline(never)
+    func tellPush(_ x: Int, at t: SimTime) {
+        for k in sameApp.range(x) {
+            let m = memberOf[sameApp.items[k]]
+            if m >= 0 { ranking.observePush(member: m, at: t) }
+        }
     }
 
     /// The intent `session` donates (kept out of `run`'s loop, where the world's items

@@ -5,8 +5,8 @@ import WidgetSimSampling
 /// `empirical_bayes`: a hierarchy of Dirichlet-multinomial estimates of which member the
 /// person wants, from the weekday and hour down to the person's own stack order, times a
 /// lift for the hour, a boost for relevance that is high for that widget and has
-/// lasted, and a factor for fresh evidence. It starts as the person's order and leaves
-/// it only as evidence accumulates.
+/// lasted, a factor for fresh evidence and a lift just after a push to the member's app.
+/// It starts as the person's order and leaves it only as evidence accumulates.
 ///
 /// Evidence: every donation counts 1 for its member, every swipe that ends on a member
 /// `feedback_weight`, every tap on a member `tap_weight` (both 0 by default), each in the
@@ -22,7 +22,7 @@ import WidgetSimSampling
 ///     qh(m)      = (c_h(m)    + hour_prior    · qall(m)) / (C_h    + hour_prior)
 ///     qdh(m)     = (c_dh(m)   + weekday_prior · qh(m))   / (C_dh   + weekday_prior)
 ///     lift(m, h) = [(c_h(m) + k / 24) / (c_all(m) + k)] / [(C_h + k / 24) / (C_all + k)]
-///     score(m)   = qdh(m) · lift(m, h) · (1 + relevance_weight · boost(m)) · recency(m)
+///     score(m)   = qdh(m) · lift(m, h) · (1 + relevance_weight · boost(m)) · recency(m) · push(m)
 ///
 /// with k = `hour_lift_prior`. The lift is how much more of the member's own evidence
 /// falls in this hour than of everyone's, each share smoothed toward a flat day: the
@@ -49,7 +49,27 @@ import WidgetSimSampling
 /// recency(m) = 1 + recency_weight · 2^(−a / recency_half_life), a the age of the
 /// member's latest donation, swipe or tap, whatever their weights (1 with none):
 /// interest comes in bursts, so what the person just did says more about the next
-/// minutes than the hour's counts. Highest first; equal scores keep the person's order.
+/// minutes than the hour's counts.
+///
+/// push(m) is 1 except within `push_window` of the latest push the phone delivered to
+/// the member's app (MODEL §5: a ranking may be told of them), where it is the member's
+/// push lift, learned from the evidence that came in those windows:
+///
+///     r       = (o_in(m) + 1) / (o_out(m) + 1)
+///     push(m) = max(F, [(e_in(m) + a · r · L) / (e_out(m) + a)] / r)
+///
+/// with e_in, e_out the member's own evidence inside and outside its push windows,
+/// o_in, o_out everyone else's, a = `push_lift_prior`, L = `push_lift` and F =
+/// `push_lift_min`: how much faster the member's evidence comes just after its app's
+/// push than at other times, against how much faster everyone else's does then (so the
+/// hours pushes come at cancel out), starting at L. Interest may jump for half an hour
+/// after a push (a story the person opens), and a rotation spent at once is spent on
+/// all of it, where the relevance boost waits for a score to last and the hour's counts
+/// see no push. An app whose pushes bring no one to it keeps a lift near 1, and with
+/// F = 1 a push never lowers a member: an app that pushes often (mail) has its window
+/// open much of the day, and the estimate's noise below 1 would otherwise demote it,
+/// the stack's own top too, for hours. Highest first; equal scores keep the person's
+/// order.
 ///
 /// With no evidence and no relevance every level equals q0, which strictly decreases
 /// with the member's position, and every factor is 1: the ranking is exactly the
@@ -59,17 +79,19 @@ import WidgetSimSampling
 /// scenario (`scripts/own-policies --study`, documented in scenarios/README.md); the
 /// study chose `relevance_weight` 2 while a widget's peak sat at about the 0.75
 /// percentile of its history (a boost of 0.5, × 2), and with a peak at 1 the default
-/// is 1, the same × 2.
+/// is 1, the same × 2. With the push lift the hour lift and the hour's estimate were
+/// chosen again, weaker (`hour_lift_prior` 3200, `hour_prior` 2048).
 ///
 /// Source: ours (empirical-Bayes shrinkage of multinomial rates, as in hierarchical
 /// Dirichlet smoothing of language models; the levels, the evidence, the hour lift, the
-/// delay and the recency factor are this project's choice). Reads no ground truth.
+/// delay, the recency factor and the push lift are this project's choice). Reads no
+/// ground truth.
 public final class EmpiricalBayesRanking: RankingPolicy {
     public static let stackPrior = ParameterSpec(
         "stack_prior", .number(0 ... 1_000_000), default: .number(81920),
         "pseudo-observations of the person's stack order behind the all-hours distribution")
     public static let hourPrior = ParameterSpec(
-        "hour_prior", .number(0 ... 1_000_000), default: .number(512),
+        "hour_prior", .number(0 ... 1_000_000), default: .number(2048),
         "pseudo-observations of the all-hours distribution behind each hour's distribution")
     public static let weekdayPrior = ParameterSpec(
         "weekday_prior", .number(0 ... 1_000_000), default: .number(64),
@@ -81,7 +103,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "tap_weight", .number(0 ... 1000), default: .number(0),
         "weight of a tap on a member in the estimates, relative to a donation (any tap renews the recency factor)")
     public static let hourLiftPrior = ParameterSpec(
-        "hour_lift_prior", .number(0 ... 1_000_000), default: .number(400),
+        "hour_lift_prior", .number(0 ... 1_000_000), default: .number(3200),
         "pseudo-observations, spread over the day, behind a member's and everyone's share of evidence at each hour")
     public static let relevanceWeight = ParameterSpec(
         "relevance_weight", .number(0 ... 1000), default: .number(1),
@@ -97,6 +119,20 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         "recency_half_life", .duration(minimumMs: Milliseconds.second), default: .duration(10 * Milliseconds.minute),
         "half-life of the recency factor of a member's latest donation, swipe or tap")
 
+    public static let pushWindow = ParameterSpec(
+        "push_window", .duration(minimumMs: 0), default: .duration(30 * Milliseconds.minute),
+        "how long after a push delivered to a member's app its push lift applies (0s: never)")
+    public static let pushLiftPrior = ParameterSpec(
+        "push_lift_prior", .number(0 ... 1_000_000), default: .number(10),
+        "pseudo-observations of the member's evidence outside its push windows behind its push lift")
+    public static let pushLift = ParameterSpec(
+        "push_lift", .number(0 ... 1000), default: .number(1),
+        "the push lift before any evidence: how much more often a member is wanted just after its app's push")
+
+    public static let pushLiftMin = ParameterSpec(
+        "push_lift_min", .number(0 ... 1000), default: .number(1),
+        "the least push lift: 1 lets a push only lift a member, 0 lets one whose pushes brought less evidence fall")
+
     public static let descriptor = RankingPolicyDescriptor(
         name: "empirical_bayes",
         summary: "Weekday-and-hour Dirichlet-multinomial of donations (swipes and taps at a weight), shrunk toward "
@@ -105,7 +141,8 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         source: "ours (hierarchical empirical-Bayes shrinkage; starts as the person's stack order)",
         parameters: [
             stackPrior, hourPrior, weekdayPrior, feedbackWeight, tapWeight, hourLiftPrior, relevanceWeight,
-            relevanceDelay, recencyWeight, recencyHalfLife,
+            relevanceDelay, recencyWeight, recencyHalfLife, pushWindow, pushLiftPrior, pushLift,
+            pushLiftMin,
         ],
         make: { p in
             EmpiricalBayesRanking(
@@ -114,7 +151,9 @@ public final class EmpiricalBayesRanking: RankingPolicy {
                 tapWeight: p.number(tapWeight), hourLiftPrior: p.number(hourLiftPrior),
                 relevanceWeight: p.number(relevanceWeight),
                 relevanceDelayMs: p.duration(relevanceDelay), recencyWeight: p.number(recencyWeight),
-                recencyHalfLifeMs: p.duration(recencyHalfLife))
+                recencyHalfLifeMs: p.duration(recencyHalfLife), pushWindowMs: p.duration(pushWindow),
+                pushLiftPrior: p.number(pushLiftPrior), pushLift: p.number(pushLift),
+                pushLiftMin: p.number(pushLiftMin))
         })
 
     let stackPrior: Double
@@ -127,6 +166,10 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     let relevanceDelayMs: Int64
     let recencyWeight: Double
     let recencyHalfLifeMs: Double
+    let pushWindowMs: Int64
+    let pushLiftPrior: Double
+    let pushLiftBefore: Double
+    let pushLiftMin: Double
 
     private var members = 0
     /// The stack-order prior q0, by member.
@@ -149,11 +192,17 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     private var previousView: SimTime = .min
     /// Time of each member's latest donation, swipe or tap, `.min` for none.
     private var lastEvidence: [SimTime] = []
+    /// Time of the latest push delivered to each member's app, `.min` for none; the
+    /// member's own evidence, and everyone else's, that came within `push_window` of it.
+    private var lastPush: [SimTime] = []
+    private var pushOwn: [Double] = []
+    private var pushOthers: [Double] = []
 
     public init(
         stackPrior: Double, hourPrior: Double, weekdayPrior: Double, feedbackWeight: Double, tapWeight: Double,
         hourLiftPrior: Double, relevanceWeight: Double, relevanceDelayMs: Int64 = 0, recencyWeight: Double = 0,
-        recencyHalfLifeMs: Int64 = 10 * Milliseconds.minute
+        recencyHalfLifeMs: Int64 = 10 * Milliseconds.minute, pushWindowMs: Int64 = 0, pushLiftPrior: Double = 10,
+        pushLift: Double = 1, pushLiftMin: Double = 0
     ) {
         precondition(stackPrior >= 0 && hourPrior >= 0 && weekdayPrior >= 0)
         precondition(feedbackWeight >= 0 && tapWeight >= 0 && hourLiftPrior >= 0 && relevanceWeight >= 0)
@@ -167,9 +216,13 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         self.relevanceDelayMs = relevanceDelayMs
         self.recencyWeight = recencyWeight
         self.recencyHalfLifeMs = Double(max(1, recencyHalfLifeMs))
+        self.pushWindowMs = pushWindowMs
+        self.pushLiftPrior = pushLiftPrior
+        self.pushLiftBefore = pushLift
+        self.pushLiftMin = pushLiftMin
     }
 
-    /// Both: what the person did at each view, and donations.
+    /// All: what the person did at each view, donations, and pushes.
     public var observes: RankingObservations { .all }
 
     public func begin(members: Int, stream: RandomStream) {
@@ -189,6 +242,9 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         seenScore.resetRankingState(count: members, to: nil)
         seenSince.resetRankingState(count: members, to: 0)
         lastEvidence.resetRankingState(count: members, to: .min)
+        lastPush.resetRankingState(count: members, to: .min)
+        pushOwn.resetRankingState(count: members, to: 0)
+        pushOthers.resetRankingState(count: members, to: 0)
     }
 
     /// Adds `weight` of evidence for member `m` at local `hour` of `weekday`.
@@ -202,6 +258,29 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         totalAll += weight
         totalByHour[hour] += weight
         totalByWeekdayHour[dh] += weight
+        for k in 0 ..< members where inPushWindow(k, at: time) {
+            if k == m { pushOwn[k] += weight } else { pushOthers[k] += weight }
+        }
+    }
+
+    /// Whether `now` is within `push_window` of the latest push to member `k`'s app.
+    @inline(__always)
+    func inPushWindow(_ k: Int, at now: SimTime) -> Bool {
+        lastPush[k] != .min && now - lastPush[k] < pushWindowMs
+    }
+
+    /// Member `m`'s push lift: the rate of its own evidence within its push windows over
+    /// its rate outside them, relative to the same ratio for everyone else's evidence
+    /// (so the hours pushes come at cancel out); `push_lift_prior` pseudo-observations of
+    /// its own evidence outside, with `push_lift` times everyone else's ratio inside.
+    func pushLiftFactor(_ m: Int) -> Double {
+        let a = pushLiftPrior
+        let othersOut = totalAll - evidenceAll[m] - pushOthers[m]
+        let ratio = (pushOthers[m] + 1) / (othersOut + 1)
+        let ownOut = evidenceAll[m] - pushOwn[m]
+        let d = ownOut + a
+        guard d > 0 else { return max(pushLiftMin, pushLiftBefore) }
+        return max(pushLiftMin, (pushOwn[m] + a * ratio * pushLiftBefore) / d / ratio)
     }
 
     /// A posterior mean: `count` of `total` in the cell, shrunk with `strength`
@@ -270,6 +349,7 @@ public final class EmpiricalBayesRanking: RankingPolicy {
         order.rankDescending(by: { m in
             probability(m, hour: hour, weekday: weekday) * hourLift(m, hour: hour)
                 * (1 + relevanceWeight * boost(m, at: now, history: history)) * recency(m, at: now)
+                * (inPushWindow(m, at: now) ? pushLiftFactor(m) : 1)
         }, scratch: &scratch)
     }
 
@@ -289,5 +369,10 @@ public final class EmpiricalBayesRanking: RankingPolicy {
 
     public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {
         addEvidence(member, weight: 1, at: time, hour: hour, weekday: weekday)
+    }
+
+    /// A push delivered to the member's app opens its push window.
+    public func observePush(member: Int, at time: SimTime) {
+        lastPush[member] = time
     }
 }

@@ -95,12 +95,14 @@ public struct ViewOutcome {
 /// for person after person: ``begin(members:stream:)`` starts each person;
 /// ``rank(_:history:order:)`` is called at every view of a stack with Smart Rotate on,
 /// and ``observe(_:history:)`` right after it with what the person did; donations
-/// arrive through ``observeDonation(member:at:hour:weekday:)``. Calls come in time
-/// order, from one thread: no locks are needed.
+/// arrive through ``observeDonation(member:at:hour:weekday:)``, and the pushes the
+/// phone delivers to a member's app through ``observePush(member:at:)``. Calls come in
+/// time order, from one thread: no locks are needed.
 ///
 /// ## What it may read
 /// Its arguments, the ``StackHistory`` (the observable record of the person's
-/// donations, swipes, taps and relevance scores), and its own state. The
+/// donations, swipes, taps and relevance scores), the pushes it is told of, and its own
+/// state. The
 /// ``ViewContext/groundTruthInterest`` the person's behaviour is drawn from is ground
 /// truth: only the built-in `oracle` (the ceiling every policy is compared with) may
 /// read it; a policy that does is not a policy a phone could run.
@@ -130,9 +132,14 @@ public protocol RankingPolicy: AnyObject {
     /// A session of `member`'s app donated its intent at `time` (local `hour` 0…23,
     /// `weekday` Monday = 0), already recorded in `history`. O(1). Optional.
     func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int)
-    /// The calls among `observe` and `observeDonation` the policy wants; the engine makes
-    /// no other (a policy that learns from the history alone needs neither). Read once,
-    /// when the engine is made. Default: both.
+    /// The phone delivered a push to the app of `member` at `time` (the app woke to
+    /// handle it; a push the background throttle drops is not delivered). Every member
+    /// of that app is told, since a phone knows the app a push is for, not which of its
+    /// widgets' content it announces. O(1). Optional.
+    func observePush(member: Int, at time: SimTime)
+    /// The calls among `observe`, `observeDonation` and `observePush` the policy wants;
+    /// the engine makes no other (a policy that learns from the history alone needs
+    /// none). Read once, when the engine is made. Default: all three.
     var observes: RankingObservations { get }
 }
 
@@ -147,8 +154,10 @@ public struct RankingObservations: OptionSet, Sendable, Hashable {
     public static let views = RankingObservations(rawValue: 1)
     /// ``RankingPolicy/observeDonation(member:at:hour:weekday:)``.
     public static let donations = RankingObservations(rawValue: 2)
+    /// ``RankingPolicy/observePush(member:at:)``.
+    public static let pushes = RankingObservations(rawValue: 4)
     /// Every notification.
-    public static let all: RankingObservations = [.views, .donations]
+    public static let all: RankingObservations = [.views, .donations, .pushes]
 }
 
 extension RankingPolicy {
@@ -156,6 +165,7 @@ extension RankingPolicy {
     public var observes: RankingObservations { .all }
     public func observe(_ outcome: ViewOutcome, history: StackHistory) {}
     public func observeDonation(member: Int, at time: SimTime, hour: Int, weekday: Int) {}
+    public func observePush(member: Int, at time: SimTime) {}
 }
 
 extension Array where Element == Int {
