@@ -131,15 +131,21 @@ struct PooledSpending {
     private mutating func advanceShadow(_ i: Int, to now: SimTime, inclusive: Bool) {
         guard interval[i] > 0 else { return }
         while shadowNext[i] < now || (inclusive && shadowNext[i] == now) {
-            if shadowBalance[i] >= 1 {
-                shadowBalance[i] -= 1
-                credit += 1
+            if shadowGrant(i) {
                 shadowNext[i] += interval[i]
             } else {
                 shadowBlocked[i] = true
                 shadowNext[i] = .max
             }
         }
+    }
+
+    /// One request `ios_like` would have granted from `i`'s balance, if any is left.
+    private mutating func shadowGrant(_ i: Int) -> Bool {
+        guard shadowBalance[i] >= 1 else { return false }
+        shadowBalance[i] -= 1
+        credit += 1
+        return true
     }
 
     /// A new budget day starting at `start`, with these budgets: plays every shadow request
@@ -297,18 +303,11 @@ struct PooledSpending {
         advanceShadow(i, to: now, inclusive: true)
         if reason == .background {
             pushed[i] = true
-            if shadowBalance[i] >= 1 {
-                shadowBalance[i] -= 1
-                credit += 1
-                if interval[i] > 0 { shadowNext[i] = now + interval[i] }
-            }
+            if shadowGrant(i) && interval[i] > 0 { shadowNext[i] = now + interval[i] }
         } else if interval[i] == 0 && !firstCounted[i] && lastReload[i] == .min {
             // A first request with no reload before it: the shadow's own first request.
             firstCounted[i] = true
-            if shadowBalance[i] >= 1 {
-                shadowBalance[i] -= 1
-                credit += 1
-            }
+            _ = shadowGrant(i)
         } else if awaitingRequest[i] {
             awaitingRequest[i] = false
             if lastReload[i] != .min && now > lastReload[i] {
