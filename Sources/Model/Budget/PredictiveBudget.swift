@@ -106,9 +106,10 @@ public final class PredictiveBudget: BudgetPolicy {
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "predictive",
-        summary: "ios_like's daily budget, spent when the instance is about to be seen (viewed just now, or a view "
-            + "forecast from its hour and weekday profile); other timeline requests wait for a view; pushes spend a reserve.",
-        source: "ours (view-led spending of the ios_like budget size)",
+        summary: "One pool for the person, at most `share` of what ios_like would have charged, spent where a reload "
+            + "is expected to keep the stack's members (and, weighted, the instance's own views) fresh the longest; "
+            + "`spending: views`: ios_like's daily budget per instance, spent when the instance is about to be seen.",
+        source: "ours (pooled spending of at most the ios_like budget; rates of change learned from renders)",
         refusals: [.noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
             initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, recent, lookahead, poll,
