@@ -5,9 +5,10 @@ import WidgetSimModel
 // over the views, requests that wait for a view and those granted at once, the view
 // forecast, and the push reserve.
 
-/// A `predictive` budget with `values` over the defaults.
+/// A `predictive` budget with `values` over the defaults, spending at the views
+/// (`spending: views`) unless `values` say otherwise.
 func makePredictive(_ values: [String: ParameterValue] = [:]) throws -> PredictiveBudget {
-    try #require(try makeBudget("predictive", values) as? PredictiveBudget)
+    try #require(try makeBudget("predictive", ["spending": .text("views")].merging(values) { $1 }) as? PredictiveBudget)
 }
 
 /// A view of `instance` every `step` ms within [from, until) hours of each of `days` days.

@@ -135,25 +135,25 @@ import WidgetSimReports
         let descriptor = try #require(BudgetPolicies.named("predictive"))
         // A budget of 5 with a reserve of 1 on day 0, no pushes: timeline requests may
         // spend 4 of it, the last one waits as `not_yet_released`.
-        let own = try reasons(steady(choice("predictive", ["initial_per_day": .number(5)])))
+        let own = try reasons(steady(choice("predictive", ["spending": .text("views"), "initial_per_day": .number(5)])))
         expectConsistent(own, days: 1)
         #expect(own.total[0, widget: 0, .charged] == 4)
         #expect(own.counts[.quotaExhausted] == 0)
         #expect(own.counts[.notYetReleased]! > 0)
         // Without a reserve all 5; the next request waits for the next day's start.
-        let whole = try reasons(steady(choice("predictive", ["initial_per_day": .number(5), "push_reserve": .number(0)])))
+        let whole = try reasons(steady(choice("predictive", ["spending": .text("views"), "initial_per_day": .number(5), "push_reserve": .number(0)])))
         #expect(whole.total[0, widget: 0, .charged] == 5)
         #expect(whole.counts[.quotaExhausted] == 1)
         // On the first day every request counts as near a view; on the second, with 80
         // views a day, none counted as recent and a 5-minute lookahead (80 · 5/1440 <
         // ½ view expected), requests wait for one.
-        let second = try reasons(steady(choice("predictive", [
+        let second = try reasons(steady(choice("predictive", ["spending": .text("views"), 
             "recent": .duration(0), "lookahead": .duration(5 * Milliseconds.minute),
         ]), days: 2))
         expectConsistent(second, days: 2)
         #expect(second.counts[.noViewExpected]! > 0)
         // Two instances of 30 each against a total of 40: 20 each, scaled down by the cap.
-        var s = steady(choice("predictive", ["initial_per_day": .number(30), "total_per_day": .number(40),
+        var s = steady(choice("predictive", ["spending": .text("views"), "initial_per_day": .number(30), "total_per_day": .number(40),
                                               "push_reserve": .number(0)]))
         s.widgets.append(widget("v", base: 1, reload: .after(10 * Milliseconds.minute)))
         s.stack = StackSpec(members: [0, 1])

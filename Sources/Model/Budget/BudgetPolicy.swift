@@ -132,8 +132,16 @@ public protocol BudgetPolicy: AnyObject {
     /// policy with a learning period starts one for it. Called once per added instance,
     /// before its first reload (reason `widgetAdded`, free). O(1). Optional.
     func didAdd(instance: Int, at now: SimTime)
+    /// The system rendered the timeline of a reload of `instance` at `now` (just after
+    /// ``didReload(instance:charged:at:)``) and compared it with the one it replaces:
+    /// `changed` is true when the new one shows a content change the old one did not (a
+    /// random change since the instance's last reload; predictable changes the old
+    /// timeline already held are not new). What a phone's system can see of a reload,
+    /// never when the change happened (MODEL §4). O(1). Optional.
+    func didRender(instance: Int, changed: Bool, at now: SimTime)
     /// Which of ``didView(instance:at:)``, ``didReload(instance:charged:at:)``,
-    /// ``didUseApp(instance:at:)`` and ``didAdd(instance:at:)`` the policy needs: the
+    /// ``didRender(instance:changed:at:)``, ``didUseApp(instance:at:)`` and
+    /// ``didAdd(instance:at:)`` the policy needs: the
     /// engine calls only those (at every view and every reload, a call to an empty
     /// method is not free). Fixed for the policy's life. Optional: `.all` unless a
     /// policy declares less, and a policy declaring less must behave as if the calls it
@@ -156,8 +164,10 @@ public struct BudgetObservations: OptionSet, Sendable, Hashable {
     public static let appUse = BudgetObservations(rawValue: 4)
     /// ``BudgetPolicy/didAdd(instance:at:)``.
     public static let additions = BudgetObservations(rawValue: 8)
+    /// ``BudgetPolicy/didRender(instance:changed:at:)``.
+    public static let renders = BudgetObservations(rawValue: 16)
     /// Every notification.
-    public static let all: BudgetObservations = [.views, .reloads, .appUse, .additions]
+    public static let all: BudgetObservations = [.views, .reloads, .appUse, .additions, .renders]
 }
 
 extension BudgetPolicy {
@@ -166,6 +176,7 @@ extension BudgetPolicy {
     public func didView(instance: Int, at now: SimTime) {}
     public func didUseApp(instance: Int, at now: SimTime) {}
     public func didAdd(instance: Int, at now: SimTime) {}
+    public func didRender(instance: Int, changed: Bool, at now: SimTime) {}
 }
 
 /// How a refused request is handled, shared by every policy that refuses: timeline

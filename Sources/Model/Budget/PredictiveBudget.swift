@@ -1,7 +1,10 @@
 import WidgetSimKernel
 
-/// `predictive`: `ios_like`'s daily budget, spent when the instance is about to be
-/// seen. A charged timeline request is granted while the instance is on show (viewed
+/// `predictive`: with `spending: pooled` (the default), one pool for the person's
+/// instances, at most `share` of what `ios_like` would have charged, spent where a reload
+/// is expected to keep the stack's members fresh for the most views (`PooledSpending`,
+/// MODEL §4). With `spending: views`, the rule below: `ios_like`'s daily budget, spent
+/// when the instance is about to be seen. A charged timeline request is granted while the instance is on show (viewed
 /// within `recent`) or a view of it is forecast within `lookahead`; otherwise it waits,
 /// asked again every `poll`, so one reload covers every content change since the last
 /// and lands before the views that show it. A reserve is kept for pushes (background
@@ -83,15 +86,34 @@ public final class PredictiveBudget: BudgetPolicy {
         "weekday_prior", .number(0 ... 1_000_000), default: .number(100),
         "pseudo-views of the instance's hourly profile behind its profile for one weekday")
 
+    public static let spending = ParameterSpec(
+        "spending", .choice(["pooled", "views"]), default: .text("pooled"),
+        "`views`: each instance's own budget, spent near its views; `pooled`: one pool for the person, no larger "
+            + "than ios_like's charged reloads, spent where a reload keeps a member fresh for the most stack views")
+    public static let share = ParameterSpec(
+        "share", .number(0 ... 1), default: .number(0.97),
+        "pooled: the share of ios_like's charged reloads (played in a shadow account) the pool may spend")
+    public static let threshold = ParameterSpec(
+        "threshold", .number(0 ... 1_000_000), default: .number(10),
+        "pooled: stale stack views a reload must be expected to save, on the first day (then learned)")
+    public static let changePrior = ParameterSpec(
+        "change_prior", .number(0 ... 1_000_000), default: .number(1),
+        "pooled: pseudo-hours of the instance's mean rate of change behind its rate in each hour")
+
+    public static let ownWeight = ParameterSpec(
+        "own_weight", .number(0 ... 1_000), default: .number(100),
+        "pooled: weight of the instance's own views (where it is shown) beside the stack's views it keeps fresh")
+
     public static let descriptor = BudgetPolicyDescriptor(
         name: "predictive",
-        summary: "ios_like's daily budget, spent when the instance is about to be seen (viewed just now, or a view "
-            + "forecast from its hour and weekday profile); other timeline requests wait for a view; pushes spend a reserve.",
-        source: "ours (view-led spending of the ios_like budget size)",
+        summary: "One pool for the person, at most `share` of what ios_like would have charged, spent where a reload "
+            + "is expected to keep the stack's members (and, weighted, the instance's own views) fresh the longest; "
+            + "`spending: views`: ios_like's daily budget per instance, spent when the instance is about to be seen.",
+        source: "ours (pooled spending of at most the ios_like budget; rates of change learned from renders)",
         refusals: [.noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
             initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, recent, lookahead, poll,
-            personPrior, instancePrior, weekdayPrior,
+            personPrior, instancePrior, weekdayPrior, spending, share, threshold, changePrior, ownWeight,
         ],
         make: { p in
             PredictiveBudget(
@@ -99,7 +121,9 @@ public final class PredictiveBudget: BudgetPolicy {
                 perInstanceMax: p.count(perInstanceMax), totalPerDay: p.count(totalPerDay),
                 pushReserve: p.number(pushReserve), recentMs: p.duration(recent), lookaheadMs: p.duration(lookahead),
                 pollMs: p.duration(poll), personPrior: p.number(personPrior), instancePrior: p.number(instancePrior),
-                weekdayPrior: p.number(weekdayPrior))
+                weekdayPrior: p.number(weekdayPrior), pooled: p.text(spending) == "pooled",
+                share: p.number(share), threshold: p.number(threshold), changePrior: p.number(changePrior),
+                ownWeight: p.number(ownWeight))
         })
 
     public let initialPerDay: Int
@@ -113,6 +137,9 @@ public final class PredictiveBudget: BudgetPolicy {
     public let personPrior: Double
     public let instancePrior: Double
     public let weekdayPrior: Double
+    /// Whether the person's budget is pooled (`spending: pooled`, `PooledSpending`).
+    public let pooled: Bool
+    private var pool = PooledSpending()
 
     private var instances = 0
     private var views = DailyViewCounts()
@@ -148,7 +175,8 @@ public final class PredictiveBudget: BudgetPolicy {
     public init(
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
         recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
-        weekdayPrior: Double
+        weekdayPrior: Double, pooled: Bool = false, share: Double = 0.97, threshold: Double = 10,
+        changePrior: Double = 1, ownWeight: Double = 100
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
         precondition(pushReserve >= 0 && pushReserve <= 1 && recentMs >= 0 && lookaheadMs >= 0 && pollMs >= 1)
@@ -164,6 +192,10 @@ public final class PredictiveBudget: BudgetPolicy {
         self.personPrior = personPrior
         self.instancePrior = instancePrior
         self.weekdayPrior = weekdayPrior
+        self.pooled = pooled
+        precondition(share >= 0 && share <= 1 && threshold >= 0 && changePrior >= 0)
+        pool = PooledSpending(share: share, threshold: threshold, changePrior: changePrior, pollMs: pollMs,
+                              ownWeight: ownWeight)
     }
 
     public func begin(instances: Int) {
@@ -186,7 +218,9 @@ public final class PredictiveBudget: BudgetPolicy {
         byWeekday.resetFlat(count: instances * 7, to: 0)
         shares.resetFlat(count: instances * 24, to: 0)
         forecastDay = -1
+        if pooled { pool.reset(instances: instances) }
         refill(day: 0)
+        if pooled { pool.newBudgetDay(start: 0, budgets: budgets, first: true) }
     }
 
     // MARK: - The daily budget (as ios_like)
@@ -239,11 +273,15 @@ public final class PredictiveBudget: BudgetPolicy {
 
     /// Moves to the budget day and forecast day of `now`.
     @inline(__always) private func catchUp(_ now: SimTime) {
-        if personDay.advance(to: now) { refill(day: DailyViewCounts.day(of: now)) }
+        if personDay.advance(to: now) {
+            refill(day: DailyViewCounts.day(of: now))
+            if pooled { pool.newBudgetDay(start: personDay.dayStart, budgets: budgets, first: false) }
+        }
         let day = DailyViewCounts.day(of: now)
         if day != forecastDay {
             forecastDay = day
             for i in 0 ..< instances { forecast(i, day: day) }
+            if pooled { pool.forecast(day: day) }
         }
     }
 
@@ -302,6 +340,7 @@ public final class PredictiveBudget: BudgetPolicy {
 
     public func decide(instance: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         catchUp(now)
+        if pooled { return pool.decide(instance, reason: reason, at: now) }
         if reason == .background { backgroundRequests[instance] += 1 }
         let b = budgets[instance]
         let done = spent[instance]
@@ -320,10 +359,19 @@ public final class PredictiveBudget: BudgetPolicy {
         return .grant
     }
 
-    /// Grants are counted by `decide`; reloads change nothing.
-    public func didReload(instance: Int, charged: Bool, at now: SimTime) {}
+    /// Grants are counted by `decide`; pooled, reloads are what the pool learns from.
+    public func didReload(instance: Int, charged: Bool, at now: SimTime) {
+        guard pooled else { return }
+        catchUp(now)
+        pool.reloaded(instance, charged: charged, at: now)
+    }
 
-    public var observes: BudgetObservations { [.views, .additions] }
+    public func didRender(instance: Int, changed: Bool, at now: SimTime) {
+        guard pooled else { return }
+        pool.rendered(instance, changed: changed, at: now)
+    }
+
+    public var observes: BudgetObservations { pooled ? [.views, .additions, .reloads, .renders] : [.views, .additions] }
 
     public func didAdd(instance: Int, at now: SimTime) {
         catchUp(now)
@@ -335,11 +383,13 @@ public final class PredictiveBudget: BudgetPolicy {
         backgroundRequests[instance] = 0
         setReserve(instance, day: day)
         forecast(instance, day: day)
+        if pooled { pool.added(instance, budget: budgets[instance]) }
     }
 
     public func didView(instance: Int, at now: SimTime) {
         catchUp(now)
         personDay.recordView(at: now)
+        if pooled { pool.viewed(instance, at: now) }
         let day = DailyViewCounts.day(of: now)
         views.record(instance, day: day)
         lastView[instance] = now

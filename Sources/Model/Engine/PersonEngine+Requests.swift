@@ -129,8 +129,19 @@ extension PersonEngine {
         } else {
             scheduleTimelineRequest(w, at: t)
         }
-        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
+        if !budgetObserves.isDisjoint(with: [.reloads, .renders]) { tellBudget(w, charged: charged, changed: fresh, at: t) }
         if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
+    }
+
+    /// Tells the budget of a reload of `w` at `t`, and what its rendering showed, as far
+    /// as it observes them (kept out of `reload`: most budgets observe neither).
+    @inline(never)
+    func tellBudget(_ w: Int, charged: Bool, changed: Bool, at t: SimTime) {
+        if budgetObserves.contains(.reloads) { budget.didReload(instance: w, charged: charged, at: t) }
+        if budgetObserves.contains(.renders) {
+            budget.didRender(instance: w, changed: changed || replacedRanOut, at: t)
+            replacedRanOut = false
+        }
     }
 
     /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance
@@ -138,6 +149,11 @@ extension PersonEngine {
     @inline(never)
     func renewTimelines(_ w: Int, at t: SimTime, fresh: Bool) {
         if facts[w].hasPredictable {
+            if budgetObserves.contains(.renders) {
+                var old = instances[w].timeline
+                old.advance(to: t, changes: staleness.predictableChanges(w))
+                replacedRanOut = old.staleSince(at: t) != nil
+            }
             instances[w].timeline = ContentTimeline(
                 reloadAt: t, horizon: facts[w].horizon, spacing: facts[w].entrySpacing, changes: staleness.predictableChanges(w))
         }

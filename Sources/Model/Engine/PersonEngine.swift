@@ -30,6 +30,10 @@ public final class PersonEngine {
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
     @exclusivity(unchecked) var activeTrace: (any TraceSink)?
+    /// Whether the timeline the reload being made replaces had run out of predictable
+    /// content (set by `renewTimelines` for a budget that observes renders, read and
+    /// cleared by `tellBudget`).
+    @exclusivity(unchecked) var replacedRanOut = false
 
     // Static facts about the scenario.
     let widgetCount: Int

@@ -1,0 +1,335 @@
+import Foundation
+import WidgetSimKernel
+
+/// `predictive`'s pooled spending (`spending: pooled`, MODEL §4): one budget for the
+/// person's instances together, no larger than what `ios_like` would have charged, spent
+/// on the requests whose reload is expected to keep a member fresh for the most stack
+/// views.
+///
+/// Rule:
+/// - **The pool.** Beside its own grants it keeps `ios_like`'s account as a shadow: each
+///   instance's daily budget B (`PredictiveBudget`'s, `ios_like`'s rule), set at each
+///   budget day's start, and the requests `ios_like` would have granted from it: the
+///   instance's timeline request an interval I after each of its free reloads and each
+///   shadow grant (I learned as the time from a reload to the instance's first request
+///   after it, the latest such), retried 15 minutes after the budget's start once B is
+///   spent, and each background request (and an instance's first request, when no reload
+///   came before it). The shadow's grants so far are the credit C; a request may be
+///   granted only while spent < `share` · C.
+/// - **What a reload keeps fresh.** From every rendered reload (`didRender`) it learns each
+///   instance's rate of content change by hour of the day, λ(h): an interval from one
+///   reload to the next that showed no change adds its length as exposure; one that
+///   showed a change adds one change at the expected time of the first change given that
+///   one came in the interval (1/λ − L/(e^{λL} − 1), λ the hour's estimate at its start),
+///   and the exposure up to it. λ(h) = (changes + `change_prior` · λ̄) / (exposure hours +
+///   `change_prior`), λ̄ the instance's changes per exposure hour over all hours (one a
+///   day before any). Free reloads by hour, μ(h), are counted per day, the person's
+///   stack views by hour (several instances at one view count once), ν(h), and the
+///   instance's own views by hour, ν_i(h).
+/// - A reload of instance i at t is worth G = P(stale) · W(t): P(stale) = 1 after a
+///   background request since its last reload (a push: the content changed), else
+///   1 − exp(−∫ λ from its last reload to t) (1 before any reload); W(t) = ∫ (ν(s) +
+///   `own_weight` · ν_i(s)) · exp(−∫_t^s (λ + μ)) ds over the next 24 h: the stack views
+///   expected before its next change or free reload, every one of which counts the
+///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
+/// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
+///   first day, before any day to learn from, whenever the pool allows it. Otherwise it
+///   is deferred `poll` (`no_view_expected`: no views to keep fresh; `not_yet_released`:
+///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
+///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
+///   when more than a fifth of that day's credit was left unspent, within [0.01, 1,000].
+///
+/// Source: ours.
+struct PooledSpending {
+    var share = 0.97
+    var changePrior = 1.0
+    var pollMs: Int64 = 10 * Milliseconds.minute
+    var ownWeight = 100.0
+    /// The gain a request must reach (views kept fresh), learned day by day.
+    private(set) var theta = 10.0
+    private var initialTheta = 10.0
+
+    private var instances = 0
+    // The shadow `ios_like`.
+    private var shadowBalance: [Int] = []
+    private var shadowNext: [SimTime] = []
+    private var shadowBlocked: [Bool] = []
+    private var interval: [Int64] = []
+    private var firstCounted: [Bool] = []
+    private(set) var credit = 0
+    private(set) var spent = 0
+    private var creditAtDayStart = 0
+    private var blocked = false
+    // What the policy has seen of each instance.
+    private var lastReload: [SimTime] = []
+    private var lastRender: [SimTime] = []
+    private var awaitingRequest: [Bool] = []
+    private var pushed: [Bool] = []
+    private var changes: [Double] = []
+    private var exposure: [Double] = []
+    private var freeReloads: [Double] = []
+    private var personViews: [Double] = Array(repeating: 0, count: 24)
+    private var ownViews: [Double] = []
+    private var ownRate: [Double] = []
+    private var lastView: SimTime = .min
+    private var viewDays: [Int64] = []
+    private var daysSeen = 0
+    // Today's tables: hazards by hour, and over a doubled day the cumulative change
+    // hazard (`i * 49 + k`) and the views kept fresh by a reload at each hour's start.
+    private var hazard: [Double] = []
+    private var exitHazard: [Double] = []
+    private var cumulative: [Double] = []
+    private var kept: [Double] = []
+    private var viewRate: [Double] = Array(repeating: 0, count: 24)
+
+    init() {}
+
+    init(share: Double, threshold: Double, changePrior: Double, pollMs: Int64, ownWeight: Double) {
+        self.share = share
+        self.ownWeight = ownWeight
+        self.initialTheta = threshold
+        self.theta = threshold
+        self.changePrior = changePrior
+        self.pollMs = pollMs
+    }
+
+    mutating func reset(instances n: Int) {
+        instances = n
+        shadowBalance.resetFlat(count: n, to: 0)
+        shadowNext.resetFlat(count: n, to: .max)
+        shadowBlocked.resetFlat(count: n, to: false)
+        interval.resetFlat(count: n, to: 0)
+        firstCounted.resetFlat(count: n, to: false)
+        credit = 0
+        spent = 0
+        creditAtDayStart = 0
+        blocked = false
+        theta = initialTheta
+        lastReload.resetFlat(count: n, to: .min)
+        lastRender.resetFlat(count: n, to: .min)
+        awaitingRequest.resetFlat(count: n, to: false)
+        pushed.resetFlat(count: n, to: false)
+        changes.resetFlat(count: n * 24, to: 0)
+        exposure.resetFlat(count: n * 24, to: 0)
+        freeReloads.resetFlat(count: n * 24, to: 0)
+        personViews.resetFlat(count: 24, to: 0)
+        ownViews.resetFlat(count: n * 24, to: 0)
+        ownRate.resetFlat(count: n * 24, to: 0)
+        lastView = .min
+        viewDays.removeAll(keepingCapacity: true)
+        daysSeen = 0
+        hazard.resetFlat(count: n * 24, to: 1.0 / 24)
+        exitHazard.resetFlat(count: n * 24, to: 1.0 / 24)
+        cumulative.resetFlat(count: n * 49, to: 0)
+        kept.resetFlat(count: n * 49, to: 0)
+        viewRate.resetFlat(count: 24, to: 0)
+    }
+
+    // MARK: - The shadow ios_like
+
+    /// Plays `instance`'s shadow requests up to `now` (those at `now` too when `inclusive`).
+    private mutating func advanceShadow(_ i: Int, to now: SimTime, inclusive: Bool) {
+        guard interval[i] > 0 else { return }
+        while shadowNext[i] < now || (inclusive && shadowNext[i] == now) {
+            if shadowGrant(i) {
+                shadowNext[i] += interval[i]
+            } else {
+                shadowBlocked[i] = true
+                shadowNext[i] = .max
+            }
+        }
+    }
+
+    /// One request `ios_like` would have granted from `i`'s balance, if any is left.
+    private mutating func shadowGrant(_ i: Int) -> Bool {
+        guard shadowBalance[i] >= 1 else { return false }
+        shadowBalance[i] -= 1
+        credit += 1
+        return true
+    }
+
+    /// A new budget day starting at `start`, with these budgets: plays every shadow request
+    /// before it on the old balances, sets the new ones, and sets θ from the day before.
+    mutating func newBudgetDay(start: SimTime, budgets: [Int], first: Bool) {
+        for i in 0 ..< instances {
+            advanceShadow(i, to: start, inclusive: false)
+            shadowBalance[i] = budgets[i]
+            if shadowBlocked[i] {
+                shadowBlocked[i] = false
+                shadowNext[i] = start + 15 * Milliseconds.minute / 2
+            }
+        }
+        if !first {
+            let dayCredit = credit - creditAtDayStart
+            let left = share * Double(credit) - Double(spent)
+            if blocked {
+                theta *= 1.3
+            } else if left > 0.2 * share * Double(dayCredit) {
+                theta *= 0.75
+            }
+            theta = min(1_000, max(0.01, theta))
+        }
+        creditAtDayStart = credit
+        blocked = false
+    }
+
+    /// An instance added at `now`: its shadow starts empty of history.
+    mutating func added(_ i: Int, budget: Int) {
+        shadowBalance[i] = budget
+        shadowNext[i] = .max
+        shadowBlocked[i] = false
+    }
+
+    // MARK: - Observations
+
+    mutating func viewed(_ i: Int, at now: SimTime) {
+        ownViews[i * 24 + hour(of: now)] += 1
+        guard now != lastView else { return }
+        lastView = now
+        let day = DailyViewCounts.day(of: now)
+        if viewDays.last != day { viewDays.append(day) }
+        personViews[Int((now - day * Milliseconds.day) / Milliseconds.hour)] += 1
+    }
+
+    mutating func reloaded(_ i: Int, charged: Bool, at now: SimTime) {
+        advanceShadow(i, to: now, inclusive: false)
+        if !charged {
+            let day = DailyViewCounts.day(of: now)
+            freeReloads[i * 24 + Int((now - day * Milliseconds.day) / Milliseconds.hour)] += 1
+            shadowNext[i] = interval[i] > 0 && !shadowBlocked[i] ? now + interval[i] : shadowNext[i]
+        }
+        lastReload[i] = now
+        awaitingRequest[i] = true
+        pushed[i] = false
+    }
+
+    mutating func rendered(_ i: Int, changed: Bool, at now: SimTime) {
+        let from = lastRender[i]
+        lastRender[i] = now
+        guard from != .min, now > from, now - from <= Milliseconds.day else { return }
+        var end = now
+        if changed {
+            let l = Double(now - from) / Double(Milliseconds.hour)
+            let lambda = hazard[i * 24 + hour(of: from)]
+            let x = lambda * l
+            let first = x > 1e-6 ? 1 / lambda - l / (exp(x) - 1) : l / 2
+            end = from + Int64(min(l, max(0, first)) * Double(Milliseconds.hour))
+            changes[i * 24 + hour(of: end)] += 1
+        }
+        addExposure(i, from: from, to: end)
+    }
+
+    private func hour(of t: SimTime) -> Int { Int((t - DailyViewCounts.day(of: t) * Milliseconds.day) / Milliseconds.hour) }
+
+    private mutating func addExposure(_ i: Int, from a: SimTime, to b: SimTime) {
+        var t = a
+        while t < b {
+            let h = hour(of: t)
+            let hourEnd = DailyViewCounts.day(of: t) * Milliseconds.day + Int64(h + 1) * Milliseconds.hour
+            let step = min(b, hourEnd) - t
+            exposure[i * 24 + h] += Double(step) / Double(Milliseconds.hour)
+            t += step
+        }
+    }
+
+    // MARK: - Today's tables
+
+    /// Sets the tables for simulation day `day` from what was seen before it.
+    mutating func forecast(day: Int64) {
+        daysSeen = 0
+        for d in viewDays where d < day { daysSeen += 1 }
+        let days = Double(max(1, daysSeen))
+        for h in 0 ..< 24 { viewRate[h] = personViews[h] / days }
+        for i in 0 ..< instances {
+            for h in 0 ..< 24 { ownRate[i * 24 + h] = viewRate[h] + ownWeight * ownViews[i * 24 + h] / days }
+            var n = 0.0, e = 0.0
+            for h in 0 ..< 24 {
+                n += changes[i * 24 + h]
+                e += exposure[i * 24 + h]
+            }
+            let mean = (n + 1) / (e + 24)
+            for h in 0 ..< 24 {
+                let lambda = (changes[i * 24 + h] + changePrior * mean) / (exposure[i * 24 + h] + changePrior)
+                hazard[i * 24 + h] = lambda
+                exitHazard[i * 24 + h] = lambda + freeReloads[i * 24 + h] / days
+            }
+            let c = i * 49
+            cumulative[c] = 0
+            for k in 0 ..< 48 { cumulative[c + k + 1] = cumulative[c + k] + hazard[i * 24 + k % 24] }
+            kept[c + 48] = 0
+            for k in stride(from: 47, through: 0, by: -1) {
+                kept[c + k] = keptWithin(i, hour: k % 24, hours: 1) + exp(-exitHazard[i * 24 + k % 24]) * kept[c + k + 1]
+            }
+        }
+    }
+
+    /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
+    private func keptWithin(_ i: Int, hour h: Int, hours: Double) -> Double {
+        let k = exitHazard[i * 24 + h]
+        let v = ownRate[i * 24 + h]
+        return k > 1e-9 ? v * (1 - exp(-k * hours)) / k : v * hours
+    }
+
+    /// The stack views a reload of `i` at `now` is expected to keep fresh: W(now).
+    func keptFresh(_ i: Int, at now: SimTime) -> Double {
+        let x = Double(now - DailyViewCounts.day(of: now) * Milliseconds.day) / Double(Milliseconds.hour)
+        let h = min(23, Int(x))
+        let rest = Double(h + 1) - x
+        return keptWithin(i, hour: h, hours: rest) + exp(-exitHazard[i * 24 + h] * rest) * kept[i * 49 + h + 1]
+    }
+
+    /// The chance that `i` shows stale content at `now`.
+    func staleChance(_ i: Int, at now: SimTime) -> Double {
+        if pushed[i] || lastReload[i] == .min { return 1 }
+        let span = now - lastReload[i]
+        if span >= Milliseconds.day { return 1 }
+        let start = lastReload[i]
+        let x = Double(start - DailyViewCounts.day(of: start) * Milliseconds.day) / Double(Milliseconds.hour)
+        let y = x + Double(span) / Double(Milliseconds.hour)
+        return 1 - exp(-(cumulativeAt(i, y) - cumulativeAt(i, x)))
+    }
+
+    private func cumulativeAt(_ i: Int, _ x: Double) -> Double {
+        let k = min(47, Int(x))
+        return cumulative[i * 49 + k] + (x - Double(k)) * hazard[i * 24 + k % 24]
+    }
+
+    /// G: the stale stack views a reload of `i` at `now` is expected to save.
+    func gain(_ i: Int, at now: SimTime) -> Double { staleChance(i, at: now) * keptFresh(i, at: now) }
+
+    // MARK: - Requests
+
+    mutating func decide(_ i: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
+        advanceShadow(i, to: now, inclusive: true)
+        if reason == .background {
+            pushed[i] = true
+            if shadowGrant(i) && interval[i] > 0 { shadowNext[i] = now + interval[i] }
+        } else if interval[i] == 0 && !firstCounted[i] && lastReload[i] == .min {
+            // A first request with no reload before it: the shadow's own first request.
+            firstCounted[i] = true
+            _ = shadowGrant(i)
+        } else if awaitingRequest[i] {
+            awaitingRequest[i] = false
+            if lastReload[i] != .min && now > lastReload[i] {
+                let known = interval[i] > 0
+                interval[i] = now - lastReload[i]
+                if !known && !shadowBlocked[i] { advanceShadowFirst(i, at: now) }
+            }
+        }
+        let learning = daysSeen == 0
+        let worth = learning || gain(i, at: now) >= theta
+        guard Double(spent) < share * Double(credit) else {
+            if worth { blocked = true }
+            return .deferUntil(now + pollMs, because: .notYetReleased)
+        }
+        guard worth else { return .deferUntil(now + pollMs, because: .noViewExpected) }
+        spent += 1
+        return .grant
+    }
+
+    /// The shadow's first request of `i`, once its interval is known: now, as the real one.
+    private mutating func advanceShadowFirst(_ i: Int, at now: SimTime) {
+        shadowNext[i] = now
+        advanceShadow(i, to: now, inclusive: true)
+    }
+}

@@ -1,0 +1,99 @@
+import Testing
+import WidgetSimKernel
+import WidgetSimModel
+
+// `predictive` with `spending: pooled`: one pool for the person, no larger than what
+// `ios_like` would have charged, spent where a reload keeps a member fresh for the most
+// stack views.
+
+/// A person of two instances, each asking for a timeline reload an hour after its last
+/// reload (as the engine does: after a grant, and after every free reload, at the start
+/// and at each midnight), for `days` days; a stack view every 12 minutes from 7:00 to
+/// 23:00 shows instance 0. Instance 0's content never changes; instance 1's changes at
+/// every half hour past, so each of its reloads an hour or more after the last shows new
+/// content. Returns each instance's grants per day.
+private func driveTwo(_ policy: PredictiveBudget, days: Int64) -> [[Int]] {
+    policy.begin(instances: 2)
+    var grants = Array(repeating: Array(repeating: 0, count: Int(days)), count: 2)
+    var lastReload: [Int64] = [0, 0]
+    var next: [Int64] = [bpHour, bpHour]
+    var view: Int64 = 7 * bpHour
+    var midnight: Int64 = 0
+    func changed(_ i: Int, from a: Int64, to b: Int64) -> Bool {
+        // A change at every (k + ½) hours of instance 1.
+        i == 1 && (b + bpHour / 2) / bpHour > (a + bpHour / 2) / bpHour
+    }
+    func reload(_ i: Int, charged: Bool, at t: Int64) {
+        policy.didReload(instance: i, charged: charged, at: t)
+        policy.didRender(instance: i, changed: changed(i, from: lastReload[i], to: t), at: t)
+        lastReload[i] = t
+        next[i] = t + bpHour
+    }
+    for i in 0 ..< 2 { reload(i, charged: false, at: 0) }
+    let end = days * bpDay
+    while true {
+        let request = min(next[0], next[1])
+        let t = min(request, view, midnight + bpDay)
+        guard t < end else { break }
+        if t == midnight + bpDay {
+            midnight = t
+            for i in 0 ..< 2 { reload(i, charged: false, at: t) }
+        } else if t == view {
+            policy.didView(instance: 0, at: t)
+            let day = t / bpDay, hour = (t - day * bpDay) / bpHour
+            view = hour >= 23 || t + 12 * bpMinute >= day * bpDay + 23 * bpHour
+                ? (day + 1) * bpDay + 7 * bpHour : t + 12 * bpMinute
+        } else {
+            let i = next[0] <= next[1] ? 0 : 1
+            switch policy.decide(instance: i, reason: .timeline, at: t) {
+            case .grant:
+                grants[i][Int(t / bpDay)] += 1
+                reload(i, charged: true, at: t)
+            case .deferUntil(let until, _):
+                #expect(until > t)
+                next[i] = until
+            case .deny:
+                Issue.record("predictive never drops")
+                return grants
+            }
+        }
+    }
+    return grants
+}
+
+@Suite struct PooledSpendingTests {
+    /// The pool moves reloads from an instance whose reloads find nothing new (viewed at
+    /// every view, so `ios_like`'s rule gives it the budget: 30 + 2 · √(80 − 30) = 44 a
+    /// day, and it asks 24 times) to one whose content changes every hour and that nobody
+    /// looks at (`ios_like`'s budget: 1 a day), whose reloads keep the stack's members
+    /// fresh. Spending at the views (`spending: views`), each instance keeps its own
+    /// budget: instance 0 gets most of its requests, and instance 1, never seen, none.
+    @Test func poolMovesReloadsToContentThatChanges() throws {
+        let pooled = driveTwo(try makePredictive([
+            "spending": .text("pooled"), "own_weight": .number(0), "threshold": .number(3),
+        ]), days: 8)
+        let byViews = driveTwo(try makePredictive(), days: 8)
+        for day in 3 ..< 8 {
+            #expect(byViews[1][day] == 0, "day \(day): views")
+            #expect(byViews[0][day] >= 10, "day \(day): views")
+            #expect(pooled[1][day] >= 8, "day \(day): pooled, instance 1 got \(pooled[1][day])")
+            #expect(pooled[0][day] < pooled[1][day], "day \(day): pooled, instance 0 got \(pooled[0][day])")
+        }
+    }
+
+    /// The pool spends at most `share` of what `ios_like` would have charged: here, with
+    /// every free reload at midnight and requests an hour after each reload, `ios_like`
+    /// grants instance 0 all of its 24 requests a day (budget 44: the 23 after the
+    /// midnight reload and the one at its hour) and instance 1 one (budget 1), so the
+    /// pooled grants over the days after the first stay within `share` · 25 a day (plus
+    /// the first day's 40 + 40 budget, from which at most 2 · 24 were asked).
+    @Test(arguments: [0.5, 0.97])
+    func poolNeverSpendsMoreThanItsShareOfIOSLike(share: Double) throws {
+        let days: Int64 = 8
+        let grants = driveTwo(try makePredictive(["spending": .text("pooled"), "share": .number(share)]), days: days)
+        let total = grants[0].reduce(0, +) + grants[1].reduce(0, +)
+        let bound = share * (Double(2 * 24) + 25 * Double(days - 1))
+        #expect(Double(total) <= bound + 1, "\(total) grants against at most \(bound)")
+        #expect(Double(total) >= 0.6 * bound, "\(total) grants: the pool is spent, not hoarded (\(bound))")
+    }
+}
