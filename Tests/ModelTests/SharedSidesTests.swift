@@ -6,31 +6,10 @@ import WidgetSimSampling
 /// Pairs joined from others' sides of a run (`PersonEngine+SharedSides`) against each
 /// pair run alone: the same counts and the same reasons by instance, person after person.
 @Suite struct SharedSidesTests {
-    /// Five members with random content and pushes, as in the reference workload; the
-    /// person swipes at some views (`swipe`) and taps at some (`tap`), member 2 is
-    /// interactive.
+    /// The plain stack of the reference workload's kind; the person swipes at some
+    /// views (`swipe`) and taps at some (`tap`), member 2 is interactive.
     static func scenario(swipe: Double, tap: Double) -> Scenario {
-        var content = ContentSpec()
-        content.randomPerDay = 12
-        content.pushFraction = 0.5
-        let widgets = (0 ..< 5).map { w in
-            WidgetSpec(
-                id: "w\(w)", kind: "w\(w)", app: "app\(w)", interactive: w == 2,
-                interest: InterestSpec(base: 0.4 - 0.07 * Double(w), peaks: [InterestPeak(hour: 7 + 3 * w, widthHours: 1, factor: 3)]),
-                timeline: TimelineSpec(horizonMs: Milliseconds.hour, reload: .after(Milliseconds.hour)),
-                content: content)
-        }
-        var model = PersonModel()
-        model.environmentChangesPerDay = 0
-        model.viewsPerDay = PerPersonRate(mean: 90, cv: 0)
-        model.sessionsPerDay = PerPersonRate(mean: 15, cv: 0)
-        model.donationProbability = 1
-        model.swipeProbability = swipe
-        model.tapProbability = tap
-        return Scenario(
-            name: "shared", seed: 11, days: 4, people: 4, start: CalendarDate(year: 2026, month: 1, day: 5),
-            timeZone: "UTC", person: model, widgets: widgets, stack: StackSpec(members: Array(0 ..< 5)),
-            budgets: [PolicyChoice(name: "daily_quota")], rankings: [PolicyChoice(name: "time_of_day")])
+        plainStackScenario(name: "shared", seed: 11, people: 4, swipe: swipe, tap: tap, interactive: [2])
     }
 
     /// A daily quota of `perDay` under `time_of_day` with `smoothing` and weekday weight
