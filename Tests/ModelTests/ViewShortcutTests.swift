@@ -81,25 +81,7 @@ import WidgetSimSampling
     /// engine takes its plain views or the general `view`.
     @Test(arguments: [0, 1, 2])
     func plainViewsCountAsTheGeneralView(person: Int) throws {
-        var content = ContentSpec()
-        content.randomPerDay = 12
-        content.pushFraction = 0.5
-        let widgets = (0 ..< 5).map { w in
-            WidgetSpec(
-                id: "w\(w)", kind: "w\(w)", app: "app\(w)",
-                interest: InterestSpec(base: 0.4 - 0.07 * Double(w), peaks: [InterestPeak(hour: 7 + 3 * w, widthHours: 1, factor: 3)]),
-                timeline: TimelineSpec(horizonMs: Milliseconds.hour, reload: .after(Milliseconds.hour)),
-                content: content)
-        }
-        var model = PersonModel()
-        model.environmentChangesPerDay = 0
-        model.viewsPerDay = PerPersonRate(mean: 90, cv: 0)
-        model.sessionsPerDay = PerPersonRate(mean: 15, cv: 0)
-        model.donationProbability = 1
-        let scenario = Scenario(
-            name: "plain", seed: 5, days: 4, people: 3, start: CalendarDate(year: 2026, month: 1, day: 5),
-            timeZone: "UTC", person: model, widgets: widgets, stack: StackSpec(members: Array(0 ..< 5)),
-            budgets: [PolicyChoice(name: "daily_quota")], rankings: [PolicyChoice(name: "time_of_day")])
+        let scenario = plainStackScenario(name: "plain", seed: 5, people: 3)
         let world = try WorldBuilder(scenario: scenario).build(person: person, replication: 0)
         func counts(plain: Bool) throws -> PersonCounts {
             let budget = try #require(BudgetPolicies.named("daily_quota")).make(PolicyParameters())

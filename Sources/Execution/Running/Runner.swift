@@ -47,6 +47,9 @@ public struct RunResult: Sendable {
     /// `totals[replication][pair]`.
     public var totals: [[PairTotals]]
     /// Seconds spent simulating each pair, summed over threads (world generation excluded).
+    /// Each pair is timed as it runs: a pair joined from others' sides of the run
+    /// (`PersonEngine.sharesSides`) with its joining alone, the sides with the pairs that
+    /// ran them in full.
     public var pairSeconds: [Double]
     /// The run's wall time: from the start of the command to its reports, plus the
     /// compute time recorded by the blocks that earlier runs finished (`recordedSeconds`).
@@ -89,8 +92,10 @@ public struct RunResult: Sendable {
 /// Runs blocks of a scenario's people under every policy pair, on `threads` worker
 /// threads. A worker takes one block at a time (replication, then block order) and
 /// simulates its people one by one: each person's world is generated once and
-/// replayed under every pair. Because every count is a whole number, the totals do
-/// not depend on which thread ran which block.
+/// replayed under every pair. When every pair can, each budget's side and each
+/// ranking's side of a person's run is run once, and the other pairs are joined from
+/// them (`PersonEngine.sharesSides`). Because every count is a whole number, the
+/// totals do not depend on which thread ran which block.
 ///
 /// With a `partsFolder`, each finished block is written there (see `PartFiles`) before
 /// it counts as done: an interrupted run loses only the blocks in progress.
@@ -179,6 +184,12 @@ public final class Runner: @unchecked Sendable {
                 var current = -1
                 var builder: WorldBuilder?
                 var engines: [PersonEngine] = []
+                // The pairs in the order they run (those run in full first), and for each
+                // pair joined from two others' sides, those two (`PersonEngine.sharesSides`);
+                // each pair's counts of the person being run.
+                var runOrder: [Int] = []
+                var joinedFrom: [(budget: Int, stack: Int)?] = []
+                var personCounts: [PersonCounts?] = []
                 var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
                 // The block's widget_days rows not yet written.
                 let rowBytes = ByteBuffer(capacity: 1 << 19)
@@ -209,6 +220,13 @@ public final class Runner: @unchecked Sendable {
                                 engine.tracePair = pair
                             }
                         }
+                        joinedFrom = Self.joins(budgets: s.budgets.count, rankings: s.rankings.count,
+                                                sharing: engines.allSatisfy(\.sharesSides))
+                        for p in engines.indices {
+                            engines[p].recordsViews = joinedFrom.contains { $0?.budget == p || $0?.stack == p }
+                        }
+                        runOrder = engines.indices.filter { joinedFrom[$0] == nil } + engines.indices.filter { joinedFrom[$0] != nil }
+                        personCounts = Array(repeating: nil, count: engines.count)
                         current = k
                     }
                     (self.trace as? any RunTrace)?.replication = id.replication
@@ -236,10 +254,19 @@ public final class Runner: @unchecked Sendable {
                             rowBytes.removeAll()
                         }
                         let world = builder!.build(person: person, replication: id.replication)
-                        for (p, engine) in engines.enumerated() {
+                        for p in runOrder {
                             let t0 = DispatchTime.now().uptimeNanoseconds
-                            let counts = engine.run(world)
+                            if let (b, r) = joinedFrom[p] {
+                                personCounts[p] = engines[p].run(world, budgetFrom: engines[b], counts: personCounts[b]!,
+                                                                 stackFrom: engines[r], counts: personCounts[r]!)
+                            } else {
+                                personCounts[p] = engines[p].run(world)
+                            }
                             blockSeconds[p] += Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                        }
+                        // Counted and written in pair order, whatever order they ran in.
+                        for p in engines.indices {
+                            let counts = personCounts[p]!
                             try totals[p].add(counts, person: person, replication: id.replication,
                                               pair: pairs[k][p], widgets: s.widgets)
                             for d in 0 ..< s.days { blockEvents += counts[d, .events] }
@@ -253,7 +280,14 @@ public final class Runner: @unchecked Sendable {
                         rowBytes.removeAll()
                         break
                     }
-                    for (p, engine) in engines.enumerated() { totals[p].addReasonsByWidget(engine.takeReasonsByWidget()) }
+                    let reasons = engines.map { $0.takeReasonsByWidget() }
+                    for p in engines.indices {
+                        if let (b, r) = joinedFrom[p] {
+                            totals[p].addReasonsByWidget(PersonEngine.joinedReasons(budget: reasons[b], stack: reasons[r], own: reasons[p]))
+                        } else {
+                            totals[p].addReasonsByWidget(reasons[p])
+                        }
+                    }
                     for p in 0 ..< pairs[k].count { seconds[k][p] += blockSeconds[p] }
                     if let file = rowsFile {
                         rowsChecksum.update(rowBytes.bytes)
@@ -300,6 +334,26 @@ public final class Runner: @unchecked Sendable {
                     totals: st.totals[k], pairSeconds: st.pairSeconds[k], wallSeconds: wall, blockTotals: st.blockTotals[k])
             }
         }
+    }
+}
+
+extension Runner {
+    /// For each pair of `budgets` × `rankings` (budget-major), the two pairs it is joined
+    /// from, or nil for a pair run in full: with `sharing`, max(`budgets`, `rankings`)
+    /// pairs run in full, the i-th of them budget i mod `budgets` with ranking
+    /// i mod `rankings`, so that between them they run every budget's side and every
+    /// ranking's; every other pair is joined from the pair of its budget and the pair of
+    /// its ranking among them. Without `sharing`, or where every pair runs in full
+    /// anyway, none is joined.
+    static func joins(budgets: Int, rankings: Int, sharing: Bool) -> [(budget: Int, stack: Int)?] {
+        var joined: [(budget: Int, stack: Int)?] = Array(repeating: nil, count: budgets * rankings)
+        let count = max(budgets, rankings)
+        guard sharing && count < budgets * rankings else { return joined }
+        let full = (0 ..< count).map { i in (i % budgets) * rankings + i % rankings }
+        for p in joined.indices where !full.contains(p) {
+            joined[p] = (full.first { $0 / rankings == p / rankings }!, full.first { $0 % rankings == p % rankings }!)
+        }
+        return joined
     }
 }
 

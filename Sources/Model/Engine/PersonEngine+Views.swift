@@ -5,17 +5,19 @@ import WidgetSimKernel
 /// and their reasons, rotations), the person's swipes and taps, the standalone widgets
 /// and Widget Suggestions. Staleness at a view is `Staleness`'s.
 extension PersonEngine {
-    /// View `v` of the home screen (MODEL §5, §6).
-    func view(_ v: ViewRecord, index: Int, at t: SimTime, day: Int) {
+    /// View `v` of the home screen (MODEL §5, §6); a plain one is made as `Plain` (see
+    /// `simulate`).
+    func view<Plain: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, plain: Plain.Type) {
         if plainViews {
-            view(v, index: index, at: t, day: day, kind: PlainView.self)
+            view(v, index: index, at: t, day: day, kind: Plain.self)
         } else {
             view(v, index: index, at: t, day: day, kind: AnyView.self)
         }
     }
 
-    /// `view`, made twice (one specialization per kind): for plain views (see
-    /// `plainViews`), where the tests of what they lack are left out, and for all others.
+    /// `view`, made once per kind: for plain views (see `plainViews`), where the tests
+    /// of what they lack are left out, recorded for pairs joined from this run's sides
+    /// (`PersonEngine+SharedSides`) or not; and for all others.
     func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
         // The settings a plain view knows (constants in its specialization), here read
         // in place of the engine's own.
@@ -74,6 +76,7 @@ extension PersonEngine {
             order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
         if !plain, let suggestions { suggest(suggestions, v, at: t, day: day) }
+        if Kind.recorded { recordView(index, top: top) }
         let topStale = seen(members[top], at: t, day: day, plain: plain)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
@@ -310,7 +313,18 @@ extension PersonEngine {
 }
 
 /// The kind of a view, known when `PersonEngine.view` is made for it: whether it is
-/// plain (`PersonEngine.plainViews`).
-protocol ViewKind { static var plain: Bool { get } }
+/// plain (`PersonEngine.plainViews`), and whether it is recorded for pairs joined from
+/// the run's sides (`PersonEngine+SharedSides`).
+protocol ViewKind {
+    static var plain: Bool { get }
+    static var recorded: Bool { get }
+}
+extension ViewKind {
+    static var recorded: Bool { false }
+}
 enum PlainView: ViewKind { static var plain: Bool { true } }
 enum AnyView: ViewKind { static var plain: Bool { false } }
+enum RecordedView: ViewKind {
+    static var plain: Bool { true }
+    static var recorded: Bool { true }
+}

@@ -108,6 +108,15 @@ public final class PersonEngine {
     /// is then made with all of this known, without testing it at every view. Set by
     /// `init`; turning it off takes the general `view` (which tests compare with it).
     @exclusivity(unchecked) var plainViews: Bool
+    /// Whether a run with plain views records its sides at each view for the pairs
+    /// joined from them (see `PersonEngine+SharedSides.swift`), and the record: at each
+    /// view of the world last run, by the view's index in `world.views`, the first
+    /// random change each member does not show, then the member on top.
+    public var recordsViews = false
+    @exclusivity(unchecked) var viewRecord: UnsafeMutablePointer<SimTime>
+    @exclusivity(unchecked) var viewRecordCapacity = 0
+    /// The person and replication the record holds, once a run has recorded it.
+    @exclusivity(unchecked) var recordedPerson: (person: Int, replication: Int)? = nil
 
     public init(scenario: Scenario, budget: any BudgetPolicy, ranking: any RankingPolicy) {
         self.scenario = scenario
@@ -177,11 +186,15 @@ public final class PersonEngine {
         plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
             && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
             && !budgetObserves.contains(.views) && !rankingObserves.contains(.views)
+        viewRecord = .allocate(capacity: 1)
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
 
-    deinit { proposed.deallocate() }
+    deinit {
+        proposed.deallocate()
+        viewRecord.deallocate()
+    }
 
     /// The requests the policies schedule (`PersonEvent`), in two slots per instance:
     /// each instance's timeline request (its next due time, or its pending request when
@@ -203,7 +216,11 @@ public final class PersonEngine {
     /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
         if planner != nil { rehearse(world) }
-        return simulate(world)
+        if recordsViews && plainViews {
+            beginViewRecord(world)
+            return simulate(world, views: RecordedView.self)
+        }
+        return simulate(world, views: PlainView.self)
     }
 
     /// The refusals and missed views by instance of every person run since the last
@@ -225,7 +242,7 @@ public final class PersonEngine {
         reasons = rehearsalReasons ?? ReasonTally(days: kept.days, widgets: kept.widgets)
         rehearsalReasons = reasons
         planner.rehearsing = true
-        _ = simulate(world)
+        _ = simulate(world, views: PlainView.self)
         planner.rehearsing = false
         reasons.reset()
         reasons = kept
@@ -233,8 +250,9 @@ public final class PersonEngine {
         planner.plan(world: world, scenario: scenario)
     }
 
-    /// One run of `world` (see `run`).
-    func simulate(_ world: PersonWorld) -> PersonCounts {
+    /// One run of `world` (see `run`). Its plain views are of the kind `Plain` (recorded
+    /// for joined pairs, or not), made once per kind.
+    func simulate<Plain: ViewKind>(_ world: PersonWorld, views: Plain.Type) -> PersonCounts {
         self.world = world
         activeTrace = trace
         counts.reset()
@@ -282,7 +300,7 @@ public final class PersonEngine {
                         handleQueued(before: t, rank: p.rank)
                         now = t
                         let day = countEvent(at: t)
-                        handleWorld(p, index: Int(positions[k]), at: t, day: day)
+                        handleWorld(p, index: Int(positions[k]), at: t, day: day, views: Plain.self)
                     }
                     handleQueued(before: end, rank: 0)
                     interestBase = nil
@@ -354,7 +372,7 @@ public final class PersonEngine {
     }
 
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int) {
+    func handleWorld<Plain: ViewKind>(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, views: Plain.Type) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
@@ -404,7 +422,7 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            view(world.views[i], index: i, at: t, day: day)
+            view(world.views[i], index: i, at: t, day: day, plain: Plain.self)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")

@@ -118,12 +118,23 @@ final class Staleness {
     @inline(__always)
     func countShown(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
         if let since = staleSince(w, at: t, plain: plain) {
-            counts[day, widget: w, .staleViews] &+= 1
-            counts[day, widget: w, .stalenessMs] += t - since
+            countStale(w, since: since, at: t, day: day)
             return true
         }
         return false
     }
+
+    /// A view of `w` at `t` that shows content stale since `since`.
+    @inline(__always)
+    func countStale(_ w: Int, since: SimTime, at t: SimTime, day: Int) {
+        counts[day, widget: w, .staleViews] &+= 1
+        counts[day, widget: w, .stalenessMs] += t - since
+    }
+
+    /// The first random change `w` does not show, or `.max` when it shows them all: in
+    /// a plain view, what `staleSince` reads.
+    @inline(__always)
+    func firstUnshownRandom(_ w: Int) -> SimTime { instances[w].firstUnshownRandom }
 
     /// A view of the stack at `t` with every member in it (none added during the run):
     /// the `spanned` members' stale views are counted by span, the `checkedMembers`' here.
