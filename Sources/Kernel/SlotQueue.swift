@@ -143,7 +143,7 @@ public final class SlotQueue<Payload> {
     @inlinable @inline(never)
     func schedule(key: UInt128, slot: Int, _ payload: Payload) {
         let pending = position[slot]
-        if pending >= 0 { remove(at: pending) }
+        if pending >= 0 { removeInLine(at: pending) }
         insert(Entry(key: key, slot: slot, payload: payload))
     }
 
@@ -210,10 +210,15 @@ public final class SlotQueue<Payload> {
         if p == head { firstKey = entry.key }
     }
 
-    /// Removes the pending event at logical index `i`, moving the shorter side of the
-    /// ring into its place.
+    /// Removes the pending event at logical index `i` (`removeInLine`, out of line).
     @inlinable @inline(never)
-    func remove(at i: Int) {
+    func remove(at i: Int) { removeInLine(at: i) }
+
+    /// Removes the pending event at logical index `i`, moving the shorter side of the
+    /// ring into its place. Inlined into `schedule(key:slot:_:)`, where a slot's
+    /// pending event is superseded.
+    @inlinable @inline(__always)
+    func removeInLine(at i: Int) {
         let gone = (entries + (i & mask)).move()
         position[gone.slot] = -1
         if i &- head < tail &- 1 &- i {
