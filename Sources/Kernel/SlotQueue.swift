@@ -112,17 +112,48 @@ public final class SlotQueue<Payload> {
     }
 
     /// Schedules `payload` at `time` with `rank` in `slot`, superseding the slot's
-    /// pending event if it has one. (Kept out of line: a model schedules from many
-    /// places.)
+    /// pending event if it has one.
+    ///
+    /// Kept out of line (a model schedules from many places), and short for the common
+    /// case, a slot with no pending event and an event after every pending one (a
+    /// timeline asking again after the reload that delivered its last request): one
+    /// store at the tail. Anything else is left to `schedule(key:slot:_:)`.
     @inlinable @inline(never)
     public func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
         precondition(slot >= 0 && slot < slots, "slot \(slot) out of 0 ..< \(slots)")
         precondition(nextSequence < 1 << 56, "more events scheduled than a key numbers")
         let key = Self.key(time: time, rank: rank, sequence: nextSequence)
         nextSequence &+= 1
+        if position[slot] < 0 {
+            if head == tail {
+                append(Entry(key: key, slot: slot, payload: payload))
+                firstKey = key
+                return
+            }
+            if !(key < entries[(tail &- 1) & mask].key) {
+                append(Entry(key: key, slot: slot, payload: payload))
+                return
+            }
+        }
+        schedule(key: key, slot: slot, payload)
+    }
+
+    /// Puts an event with `key` in `slot`, superseding the slot's pending event if it
+    /// has one: `schedule`'s general case.
+    @inlinable @inline(never)
+    func schedule(key: UInt128, slot: Int, _ payload: Payload) {
         let pending = position[slot]
-        if pending >= 0 { remove(at: pending) }
+        if pending >= 0 { removeInLine(at: pending) }
         insert(Entry(key: key, slot: slot, payload: payload))
+    }
+
+    /// Puts `entry` after every pending event (which it must not come before), at the
+    /// tail; the caller sets `firstKey` when the queue was empty.
+    @inlinable @inline(__always)
+    func append(_ entry: Entry) {
+        (entries + (tail & mask)).initialize(to: entry)
+        position[entry.slot] = tail
+        tail &+= 1
     }
 
     /// Removes the pending event of `slot`, if any.
@@ -179,10 +210,15 @@ public final class SlotQueue<Payload> {
         if p == head { firstKey = entry.key }
     }
 
-    /// Removes the pending event at logical index `i`, moving the shorter side of the
-    /// ring into its place.
+    /// Removes the pending event at logical index `i` (`removeInLine`, out of line).
     @inlinable @inline(never)
-    func remove(at i: Int) {
+    func remove(at i: Int) { removeInLine(at: i) }
+
+    /// Removes the pending event at logical index `i`, moving the shorter side of the
+    /// ring into its place. Inlined into `schedule(key:slot:_:)`, where a slot's
+    /// pending event is superseded.
+    @inlinable @inline(__always)
+    func removeInLine(at i: Int) {
         let gone = (entries + (i & mask)).move()
         position[gone.slot] = -1
         if i &- head < tail &- 1 &- i {

@@ -1,4 +1,5 @@
 import CSampling
+import Foundation
 
 /// The whole millisecond at or before `t`, whose integer part must fit in 64 bits. For
 /// t ≥ 0, the times of a run, truncation is the floor: one conversion instruction
@@ -108,10 +109,30 @@ extension RandomStream {
     /// The arrivals of one piece are drawn in an inner loop that keeps the piece, and
     /// they reach `result` in batches through a buffer on the stack (an append to
     /// `result` would check its storage at every arrival).
+    ///
+    /// A `taus2` stream's state is copied out for the loop (`withTausUniforms`), which
+    /// keeps it in registers across the draws: the same uniforms in the same order.
     @inlinable
     public func poissonArrivals(
         from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces, into result: inout [Int64]
     ) {
+        let copied: Void? = withTausUniforms { uniforms in
+            Self.poissonArrivals(&uniforms, from: start, to: end, pieces: &pieces, into: &result)
+        }
+        if copied == nil {
+            var draws = self
+            Self.poissonArrivals(&draws, from: start, to: end, pieces: &pieces, into: &result)
+        }
+    }
+
+    /// `poissonArrivals(from:to:pieces:into:)` drawing its uniforms from `draws`; each
+    /// exponential is −log1p(−u) of one uniform u, as `exponential(mean: 1)` draws it.
+    @inlinable
+    static func poissonArrivals(
+        _ draws: inout some UniformSource, from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces,
+        into result: inout [Int64]
+    ) {
+        @inline(__always) func exponential() -> Double { -1 * Foundation.log1p(-draws.uniform()) }
         // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation` keeps
         // on the stack (a larger buffer would be allocated at every call).
         withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
@@ -119,7 +140,7 @@ extension RandomStream {
             var filled = 0
             var t = Double(start)
             let limit = Double(end)
-            var need = exponential(mean: 1)
+            var need = exponential()
             pieces: while t < limit {
                 var (r, pieceEnd) = pieces.piece(containing: t)
                 piece: while true {
@@ -140,7 +161,7 @@ extension RandomStream {
                             }
                             (base + filled).initialize(to: ms)
                             filled &+= 1
-                            need = exponential(mean: 1)
+                            need = exponential()
                             // The piece still holds while t is 1 ms or more before its end
                             // (the protocol's promise): the same answer, without asking again.
                             if t < limit && t + 1 <= pieceEnd { continue }

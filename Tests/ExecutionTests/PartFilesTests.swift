@@ -108,6 +108,54 @@ import Testing
         #expect(bare.rows == -1 && bare.rowsChecksum == nil)
     }
 
+    /// A worker writes every block's counts over one array (`countsBytes(into:)`): each
+    /// block's bytes are those of a fresh array, whatever the block before left in it,
+    /// larger (more pairs, days and widgets) or smaller; and `AtomicFile` writes them
+    /// whole, large or small, without the buffer it keeps for short pieces.
+    @Test func countsWrittenOverOneArrayAreThoseOfAFreshOne() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var reused: [UInt8] = []
+        var sizes: [Int] = []
+        let blocks: [(id: BlockID, pairs: Int, days: Int, widgets: Int)] = [
+            (BlockID(replication: 0, block: 0), 35, 14, 6), (BlockID(replication: 0, block: 1), 1, 1, 1),
+            (BlockID(replication: 2, block: 7), 4, 28, 5),
+        ]
+        for b in blocks {
+            let totals = sampleTotals(pairs: b.pairs, days: b.days, widgets: b.widgets)
+            let seconds = (0 ..< b.pairs).map { Double($0) / 8 }
+            let fresh = PartFiles.countsBytes(b.id, totals: totals, rows: b.pairs, rowsChecksum: 7, seconds: 2,
+                                              pairSeconds: seconds)
+            PartFiles.countsBytes(b.id, totals: totals, rows: b.pairs, rowsChecksum: 7, seconds: 2, pairSeconds: seconds,
+                                  into: &reused)
+            // Compared apart: a failed expectation prints both operands, megabytes each.
+            let same = reused == fresh
+            #expect(same, "block \(b.id): \(reused.count) bytes, fresh \(fresh.count)")
+            sizes.append(fresh.count)
+            let url = PartFiles.countsURL(folder, b.id)
+            try AtomicFile.write(reused, to: url, durable: false)
+            let written = try Data(contentsOf: url) == Data(fresh)
+            #expect(written, "block \(b.id)")
+            let part = try PartFiles.readCounts(url, b.id, pairs: b.pairs, days: b.days, widgets: b.widgets,
+                                                warmupDays: 0, people: 3)
+            #expect(part.totals == totals)
+        }
+        // The first block is past 4 KiB (written straight to the file), the second below.
+        #expect(sizes[0] > 1 << 12 && sizes[1] < 1 << 12, "\(sizes)")
+        // Pieces on either side of 4 KiB, in turn, reach the file in order.
+        let url = folder.appendingPathComponent("pieces")
+        let file = try AtomicFile(url, durable: false)
+        var expected: [UInt8] = []
+        for (k, n) in [10, 5000, 3, 4096, 4095, 70_000, 1].enumerated() {
+            let piece = (0 ..< n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ k) }
+            try file.write(piece)
+            expected += piece
+        }
+        try file.commit()
+        let whole = try Data(contentsOf: url) == Data(expected)
+        #expect(whole)
+    }
+
     @Test func aCountsFileOfAnEarlierFormatIsRefusedAsAnotherVersions() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

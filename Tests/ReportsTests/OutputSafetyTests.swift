@@ -334,4 +334,53 @@ import WidgetSimScenario
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".partial-") }
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
     }
+
+    /// The reports are made on several threads (`Assembly.write(to:record:threads:)`):
+    /// every file is the one a single thread writes, byte for byte, widget_days.csv
+    /// included; and a block's rows file missing on the disk fails the write on any
+    /// number of threads and leaves neither a report nor a temporary file.
+    @Test func reportsWrittenOnSeveralThreadsAreThoseOfOne() throws {
+        let s = try tiny { $0.seed = 9; $0.days = 5 }
+        let parts = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: parts) }
+        let runner = Runner(scenario: s, threads: 2)
+        runner.partsFolder = parts
+        runner.partRows = { _ in WidgetDayRows(s, pairs: s.policyPairs) }
+        let result = try runner.run()
+        let rowsFiles = BlockPlan(s).all.map { PartFiles.rowsURL(parts, $0) }
+        #expect(rowsFiles.count > 1)
+        let assembly = Assembly(result: result, rowsFiles: rowsFiles)
+        let manifest = RunManifest(scenarioName: s.name, scenarioPath: "", scenarioText: "", overrides: RunOverrides(),
+                                   widgetDays: true, blocksPerReplication: BlockPlan(s).count, shard: nil)
+        let record = RunRecord(scenario: s, manifest: manifest, provenance: Provenance(), threads: 1, shards: nil,
+                               started: Date(), finished: Date(), result: assembly.result)
+        var written: [[String: Data]] = []
+        for threads in [1, 2, 3, 8] {
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try assembly.write(to: folder, record: record, threads: threads)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            written.append(try Dictionary(uniqueKeysWithValues: names.map {
+                ($0, try Data(contentsOf: folder.appendingPathComponent($0)))
+            }))
+        }
+        #expect(Set(written[0].keys).isSuperset(of: ["summary.csv", "daily.csv", "comparison.csv", "reasons.csv",
+                                                     "widget_days.csv", "schema.json", "run.json"]))
+        #expect((written[0]["widget_days.csv"]?.count ?? 0) > 10_000)
+        for (k, files) in written.enumerated().dropFirst() {
+            for (name, data) in written[0] where files[name] != data {
+                Issue.record("\(name) differs on \([1, 2, 3, 8][k]) threads")
+            }
+            #expect(Set(files.keys) == Set(written[0].keys))
+        }
+        // A rows file gone: no report, nothing left behind.
+        try FileManager.default.removeItem(at: rowsFiles[rowsFiles.count / 2])
+        for threads in [1, 3] {
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            #expect(throws: (any Error).self) { try assembly.write(to: folder, record: record, threads: threads) }
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            #expect(left.isEmpty, "\(threads) threads left \(left)")
+        }
+    }
 }

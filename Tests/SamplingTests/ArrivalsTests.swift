@@ -1,5 +1,5 @@
 import Testing
-import WidgetSimSampling
+@testable import WidgetSimSampling
 
 /// Non-homogeneous Poisson arrivals with a `DailyProfile`.
 @Suite struct ArrivalsTests {
@@ -299,5 +299,33 @@ import WidgetSimSampling
         stream.poissonArrivals(from: 0, to: 100_000, rate: Stuck(), into: &times)
         #expect(!times.isEmpty)
         #expect(times.allSatisfy { $0 >= 500 && $0 < 100_000 })
+    }
+
+    /// A `taus2` stream's arrivals are drawn from a copy of its state in the loop
+    /// (`withTausUniforms`): the same times as drawing from the stream itself, whatever
+    /// the profile, window and offset, and the stream goes on where it would have
+    /// (the next uniform and the next arrivals agree too).
+    @Test func arrivalsFromACopyOfTheStateAreThoseOfTheStream() {
+        let flat = [Double](repeating: 1, count: 24)
+        var windows = 0
+        for (k, (weights, offset)) in [(Self.weights, Int64(0)), (flat, -3 * Self.hour), (Self.weights, 19_800_000)]
+            .enumerated() {
+            for perDay in [0.5, 12, 90, 2_000] {
+                let profile = DailyProfile(meanPerDay: perDay, hourWeights: weights, offsetMs: offset)
+                let copied = RandomStream(kind: .taus2, seed: UInt(40 + k))
+                let itself = RandomStream(kind: .taus2, seed: UInt(40 + k))
+                for (start, end) in [(Int64(0), 7 * Self.day), (1_234_567, 1_234_567 + 5 * Self.hour), (Self.day, Self.day)] {
+                    var a: [Int64] = [], b: [Int64] = []
+                    copied.poissonArrivals(from: start, to: end, rate: profile, into: &a)
+                    var draws = itself
+                    var pieces = PiecesOfRate(profile)
+                    RandomStream.poissonArrivals(&draws, from: start, to: end, pieces: &pieces, into: &b)
+                    #expect(a == b, "\(perDay) a day, offset \(offset), [\(start), \(end))")
+                    #expect(copied.uniform() == itself.uniform())
+                    windows += a.isEmpty ? 0 : 1
+                }
+            }
+        }
+        #expect(windows > 12)
     }
 }

@@ -33,9 +33,10 @@ public final class AtomicFile: @unchecked Sendable {
         if buffer.count >= 1 << 20 { try flush() }
     }
 
+    /// Writes `bytes`, as `write(_: UnsafeRawBufferPointer)` does: a piece of 4 KiB or
+    /// more without a copy.
     public func write(_ bytes: [UInt8]) throws {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 20 { try flush() }
+        try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Writes `bytes`. A piece of 4 KiB or more goes to the file at once, after what is

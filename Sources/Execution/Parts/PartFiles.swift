@@ -45,8 +45,23 @@ public enum PartFiles {
     /// The counts file of one finished block, its length and checksum included.
     static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: Int,
                             rowsChecksum: UInt32?, seconds: Double, pairSeconds: [Double]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        countsBytes(id, identity: identity, totals: totals, rows: rows, rowsChecksum: rowsChecksum, seconds: seconds,
+                    pairSeconds: pairSeconds, into: &bytes)
+        return bytes
+    }
+
+    /// The counts file of one finished block, written over `bytes`, whose storage is kept:
+    /// a worker that passes the same array block after block allocates it once, where a
+    /// new array of a few MB for every block is memory the process maps and faults in
+    /// afresh (and unmaps, which stops every thread of the process a moment).
+    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: Int,
+                            rowsChecksum: UInt32?, seconds: Double, pairSeconds: [Double], into bytes: inout [UInt8]) {
         let t0 = totals[0]
-        var out = CountsWriter()
+        var out = CountsWriter(bytes: bytes)
+        bytes = []
+        defer { bytes = out.bytes }
+        out.bytes.removeAll(keepingCapacity: true)
         var size = magic.count + 8 * (14 + pairSeconds.count) + versionBytes + 4
         for t in totals {
             size += 8 * (t.person.count + t.widget.count + t.refusals.count + t.missedViews.count + 1
@@ -77,7 +92,6 @@ public enum PartFiles {
         }
         let crc = CRC32C.of(out.bytes)
         withUnsafeBytes(of: crc.littleEndian) { out.bytes.append(contentsOf: $0) }
-        return out.bytes
     }
 
     /// Reads a block's counts, checking its length and checksum, then its identity and

@@ -193,6 +193,8 @@ public final class Runner: @unchecked Sendable {
                 var seconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
                 // The block's widget_days rows not yet written.
                 let rowBytes = ByteBuffer(capacity: 1 << 19)
+                // The bytes of the block's counts file, their storage kept block after block.
+                var countsBytes: [UInt8] = []
                 while true {
                     let next: BlockID? = shared.withLock { st in
                         guard st.failure == nil, st.next < blocks.count, self.shouldStop?() != true else { return nil }
@@ -297,12 +299,11 @@ public final class Runner: @unchecked Sendable {
                     if let folder = self.partsFolder {
                         try rowsFile?.commit()
                         let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
-                        try AtomicFile.write(
-                            PartFiles.countsBytes(
-                                id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: rowsFile == nil ? -1 : rows,
-                                rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
-                                seconds: wall, pairSeconds: blockSeconds),
-                            to: PartFiles.countsURL(folder, id), durable: false)
+                        PartFiles.countsBytes(
+                            id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: rowsFile == nil ? -1 : rows,
+                            rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
+                            seconds: wall, pairSeconds: blockSeconds, into: &countsBytes)
+                        try AtomicFile.write(countsBytes, to: PartFiles.countsURL(folder, id), durable: false)
                     }
                     let progress: RunProgress = shared.withLock { st in
                         for p in 0 ..< pairs[k].count { st.totals[k][id.replication][p].add(totals[p]) }

@@ -254,7 +254,7 @@ public enum RunJob {
         let record = RunRecord(
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), results: assembled.results, study: study)
-        try assembled.write(to: folder, record: record)
+        try assembled.write(to: folder, record: record, threads: options.threads)
         OutputFolder.removeParts(parts, inBackground: options.removePartsInBackground)
         return .finished(StudyResult(study: study, results: assembled.results))
     }

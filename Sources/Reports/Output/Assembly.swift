@@ -101,7 +101,11 @@ public struct Assembly {
     /// write (widget_days.csv, batches.csv, study.csv) and the earlier run's page
     /// (report.html, report/) are removed before `run.json` marks the report finished:
     /// the folder then holds this run's files and no other run's.
-    public func write(to folder: URL, record: RunRecord) throws {
+    ///
+    /// With `threads` above 1, the tables are made and formatted, and widget_days.csv is
+    /// put together from the blocks' rows files, on that many threads at once (what the
+    /// run's workers did before, they do after it): the same files, sooner.
+    public func write(to folder: URL, record: RunRecord, threads: Int = 1) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var files: [AtomicFile] = []
         defer { files.forEach { $0.abandon() } }
@@ -111,20 +115,28 @@ public struct Assembly {
             return f
         }
         var schemas: [FileSchema] = []
-        var tables = [ReportWriter.summaryTable(results, study: study), ReportWriter.dailyTable(results, study: study),
-                      Comparison.table(results, study: study), ReasonsReport.table(results, study: study)]
-        if let batches = ReportWriter.batchesTable(results, study: study) { tables.append(batches) }
-        if study.isStudy { tables.append(StudyTable.table(results, study: study)) }
-        tables += ExploreReports.tables(results, study: study)
-        let runID = record.runId ?? PartIdentity().runID
-        for table in tables.map({ $0.withRunID(runID) }) {
-            try open(table.file).write(table.csvBytes)
+        let study = study, results = results
+        // Each maker makes some of the tables, in the order they are written; reasons.csv,
+        // the longest to make, is handed out first, then widget_days.csv.
+        let jobs = AssemblyJobs(
+            makers: [
+                { [ReportWriter.summaryTable(results, study: study)] }, { [ReportWriter.dailyTable(results, study: study)] },
+                { [Comparison.table(results, study: study)] }, { [ReasonsReport.table(results, study: study)] },
+                { ReportWriter.batchesTable(results, study: study).map { [$0] } ?? [] },
+                { study.isStudy ? [StudyTable.table(results, study: study)] : [] },
+                { ExploreReports.tables(results, study: study) },
+            ],
+            first: 3, folder: folder, runID: record.runId ?? PartIdentity().runID,
+            days: rowsFiles.isEmpty ? nil : try AtomicFile(folder.appendingPathComponent("widget_days.csv")),
+            daysHeader: ReportWriter.widgetDaysHeader(study), rowsFiles: rowsFiles)
+        defer { jobs.days?.abandon() }
+        try jobs.run(threads: threads)
+        for table in jobs.made.joined() {
+            files.append(table.file)
             schemas.append(table.schema)
         }
-        if !rowsFiles.isEmpty {
-            let f = try open("widget_days.csv")
-            try f.write(ReportWriter.widgetDaysHeader(study))
-            for url in rowsFiles { try f.append(contentsOf: url) }
+        if let days = jobs.days {
+            files.append(days)
             schemas.append(ReportWriter.widgetDaysSchema(study))
         }
         try open("schema.json").write(ReportSchema(files: schemas).json())
@@ -146,5 +158,86 @@ public struct Assembly {
         }
         try files.last!.commit()
         OutputFolder.synchronize(folder)
+    }
+}
+
+/// The work of `Assembly.write` before schema.json and run.json: each table maker's
+/// tables made, formatted and written to their files (each maker's in its own slot, in
+/// the order written), and widget_days.csv put together from the blocks' rows files.
+/// Shared by the threads that do it: each job writes only its own slot (or `days`), and
+/// the jobs are handed out under `lock`. Files not yet committed are removed when their
+/// `AtomicFile`s go (`abandon`).
+private final class AssemblyJobs: @unchecked Sendable {
+    let makers: [() -> [Table]]
+    /// The jobs in the order they are handed out: the maker `first`, widget_days.csv
+    /// (`makers.count`), then the other makers in order.
+    let order: [Int]
+    let folder: URL
+    let runID: String
+    let days: AtomicFile?
+    let daysHeader: String
+    let rowsFiles: [URL]
+    /// Each maker's tables as written: their files (not yet committed) and schemas.
+    let made: UnsafeMutableBufferPointer<[(file: AtomicFile, schema: FileSchema)]>
+    private var failure: (any Error)?
+    private let lock = NSLock()
+    private var next = 0
+
+    init(makers: [() -> [Table]], first: Int, folder: URL, runID: String, days: AtomicFile?, daysHeader: String,
+         rowsFiles: [URL]) {
+        self.makers = makers
+        order = [first, makers.count] + makers.indices.filter { $0 != first }
+        self.folder = folder
+        self.runID = runID
+        self.days = days
+        self.daysHeader = daysHeader
+        self.rowsFiles = rowsFiles
+        made = .allocate(capacity: makers.count)
+        made.initialize(repeating: [])
+    }
+
+    deinit {
+        made.deinitialize()
+        made.deallocate()
+    }
+
+    /// Does every job: on this thread in turn with `threads` 1, else on up to `threads`
+    /// threads, each taking the next job as it is free. Throws the first failure to
+    /// write, once every job has ended.
+    func run(threads: Int) throws {
+        let workers = min(max(threads, 1), order.count)
+        if workers == 1 {
+            for job in order { run(job) }
+        } else {
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let k: Int = lock.withLock {
+                        defer { next += 1 }
+                        return next
+                    }
+                    if k >= order.count { return }
+                    run(order[k])
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private func run(_ job: Int) {
+        do {
+            if job == makers.count {
+                guard let days else { return }
+                try days.write(daysHeader)
+                for url in rowsFiles { try days.append(contentsOf: url) }
+                return
+            }
+            for table in makers[job]().map({ $0.withRunID(runID) }) {
+                let file = try AtomicFile(folder.appendingPathComponent(table.file))
+                made[job].append((file, table.schema))
+                try table.csvPieces { try file.write($0) }
+            }
+        } catch {
+            lock.withLock { if failure == nil { failure = error } }
+        }
     }
 }

@@ -107,11 +107,27 @@ public struct Table: Sendable {
     /// The file as UTF-8: built as bytes, which costs a copy per cell where appending
     /// to a `String` costs a few hundred instructions.
     public var csvBytes: [UInt8] {
+        var out: [UInt8] = []
+        csvPieces(of: .max) { out += $0 }
+        return out
+    }
+
+    /// The bytes of `csvBytes` handed to `body` a piece at a time, whole rows of at least
+    /// `size` bytes (the last piece may be shorter), built in one buffer reused from piece
+    /// to piece: a file written this way never holds the whole table in memory, nor grows
+    /// a buffer to its size.
+    public func csvPieces(of size: Int = 1 << 16, _ body: ([UInt8]) throws -> Void) rethrows {
         let keep = writtenColumns
         var out: [UInt8] = []
         CSV.append(keep.lazy.map { columns[$0].name }, to: &out)
-        for row in rows { CSV.append(keep.lazy.map { row[$0] }, to: &out) }
-        return out
+        for row in rows {
+            if out.count >= size {
+                try body(out)
+                out.removeAll(keepingCapacity: true)
+            }
+            CSV.append(keep.lazy.map { row[$0] }, to: &out)
+        }
+        try body(out)
     }
 }
 
