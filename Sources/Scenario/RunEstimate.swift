@@ -31,9 +31,13 @@ public struct RunEstimate: Sendable {
         /// A simulated day of one widget under one policy pair: its events and counters.
         public static let widgetDaySeconds = 3.06e-6
         /// The same, again for each doubling of the person's daily counters beyond 1 MB
-        /// (`Memory.widgetDayBytes` × days × pairs × widgets): a long run's person outgrows
+        /// (`widgetDayCacheBytes` × days × pairs × widgets): a long run's person outgrows
         /// the processor's caches.
         public static let widgetDayPerDoublingSeconds = 3.20e-6
+        /// The bytes per day, widget and pair whose doublings past 1 MB
+        /// `widgetDayPerDoublingSeconds` was fitted against (the person's counters and
+        /// the records they are made of, as the fit's runs held them).
+        public static let widgetDayCacheBytes = 6_400.0
         /// A block of people: its part files written.
         public static let blockSeconds = 0.00204
         /// A point of a study (more than one point): its own totals and its share of the
@@ -46,10 +50,11 @@ public struct RunEstimate: Sendable {
         /// The program, its libraries and a small run's reports.
         public static let fixedBytes = 34.0 * 1_048_576
         /// The person being simulated, per day, widget and policy pair: its daily counters
-        /// (and the records they are made of). The peak held one person's, whatever the
-        /// threads (4 threads of 4 people × 4000 days of tiny.yaml peaked at 536 MB, one
-        /// thread of one such person at 537 MB estimated).
-        public static let widgetDayBytes = 6_400.0
+        /// (and the records they are made of). The peak holds one person's, whatever the
+        /// threads. Refitted once each worker wrote its blocks' counts over one kept array:
+        /// one person of tiny.yaml over 8000 days (no widget_days.csv) peaks at 453 MB, one
+        /// of default.yaml over 600 days at 573 MB (both estimated within 3 %).
+        public static let widgetDayBytes = 2_400.0
         /// The totals kept until the reports are written, per day, widget and policy pair of
         /// each replication and (with one replication) of each block.
         public static let totalWidgetDayBytes = 1_000.0
@@ -116,7 +121,7 @@ public struct RunEstimate: Sendable {
             // One person of the point: its counters, its world, and its widget_days.csv
             // rows until they are written.
             let counters = Double(s.days) * pairs * widgets * Memory.widgetDayBytes
-            doublings += days * widgets * max(0, log2(counters / 1_048_576))
+            doublings += days * widgets * max(0, log2(Double(s.days) * pairs * widgets * Cost.widgetDayCacheBytes / 1_048_576))
             let rowBytes = widgetDays ? Double(s.days) * pairs * widgets * (names + Self.widgetDayNumberBytes) : 0
             person = max(person, counters + rowBytes + Self.worldBytes(s))
             let kept = Double(s.replications) + (s.replications == 1 ? pointBlocks : 0)

@@ -20,11 +20,11 @@ import WidgetSimScenario
         #expect(estimate.personDays == Double(people * days * s.policyPairs.count))
     }
 
-    /// Peak memory as measured on release builds (`scripts/estimate-check`): one person of
-    /// tiny.yaml over 8000 days peaks at 647 MB without widget_days.csv, one of
-    /// default.yaml over 600 days at 794 MB with it.
+    /// Peak memory as measured on release builds (`widgetsim run … --replications 1
+    /// --warmup-days 0 --threads 1`): one person of tiny.yaml over 8000 days peaks at
+    /// 452.8 MB without widget_days.csv, one of default.yaml over 600 days at 572.7 MB with it.
     @Test func memoryMatchesMeasuredPeaks() throws {
-        for (file, days, measured, widgetDays) in [("tiny.yaml", 8000, 647.0, false), ("default.yaml", 600, 794.0, true)] {
+        for (file, days, measured, widgetDays) in [("tiny.yaml", 8000, 452.8, false), ("default.yaml", 600, 572.7, true)] {
             var s = try loadScenario(file)
             s.people = 1
             s.days = days
