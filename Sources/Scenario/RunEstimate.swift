@@ -50,8 +50,9 @@ public struct RunEstimate: Sendable {
         /// The program, its libraries and a small run's reports.
         public static let fixedBytes = 34.0 * 1_048_576
         /// The person being simulated, per day, widget and policy pair: its daily counters
-        /// (and the records they are made of). The peak holds one person's, whatever the
-        /// threads. Refitted once each worker wrote its blocks' counts over one kept array:
+        /// (and the records they are made of), held by each running thread. Refitted once
+        /// each worker wrote its blocks' counts over one kept array (two people of tiny.yaml
+        /// × 1500 days on two threads then peaked at 202 MB, 134 MB estimated for one):
         /// one person of tiny.yaml over 8000 days (no widget_days.csv) peaks at 453 MB, one
         /// of default.yaml over 600 days at 573 MB (both estimated within 3 %).
         public static let widgetDayBytes = 2_400.0
@@ -144,7 +145,8 @@ public struct RunEstimate: Sendable {
         cpuSeconds = cpuParts.reduce(0) { $0 + $1.seconds }
         // The people are shared among the threads; start-up and the reports are not.
         seconds = Cost.startSeconds + (cpuSeconds - Cost.startSeconds) / Double(running)
-        bytes = Memory.fixedBytes + person + totals + study * Memory.pointBytes
+        // Each running thread holds the person it simulates.
+        bytes = Memory.fixedBytes + Double(running) * person + totals + study * Memory.pointBytes
     }
 
     /// Events per person-day under one policy pair, at the rates' means. A timeline

@@ -38,8 +38,8 @@ import WidgetSimScenario
     /// The CPU time grows with each size as its parts do: twice the people or
     /// replications is twice the work of the views and widget-days; more days per person
     /// cost more per day (the person outgrows the caches); a policy pair fewer is a share
-    /// less; threads share the work's wall time but not its CPU time, and the memory holds
-    /// one person whatever the threads.
+    /// less; threads share the work's wall time but not its CPU time, and each thread's
+    /// memory holds a person.
     @Test func theCostsScaleWithTheRun() throws {
         var s = try tiny(people: 640, days: 30, replications: 1)
         let base = RunEstimate([s], threads: 1)
@@ -75,7 +75,8 @@ import WidgetSimScenario
         let two = RunEstimate([s], threads: 2)
         #expect(two.cpuSeconds == base.cpuSeconds)
         #expect(abs(two.seconds - RunEstimate.Cost.startSeconds - (base.cpuSeconds - RunEstimate.Cost.startSeconds) / 2) < 1e-9)
-        #expect(two.bytes == base.bytes)
+        // Each thread holds a person: more memory, but not twice the totals and the program.
+        #expect(two.bytes > base.bytes && two.bytes < 2 * base.bytes)
         // No more threads run than there are blocks.
         s.people = 1
         #expect(RunEstimate([s], threads: 8).threads == 1)
