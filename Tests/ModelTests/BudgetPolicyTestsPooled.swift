@@ -11,8 +11,9 @@ import WidgetSimModel
 /// and at each midnight), for `days` days; a stack view every 12 minutes from 7:00 to
 /// 23:00 shows instance 0. Instance 0's content never changes; instance 1's changes at
 /// every half hour past, so each of its reloads an hour or more after the last shows new
-/// content. Returns each instance's grants per day.
-private func driveTwo(_ policy: PredictiveBudget, days: Int64) -> [[Int]] {
+/// content. Returns each instance's grants per day; `deferrals` counts the reasons of the
+/// requests it deferred, by instance.
+private func driveTwo(_ policy: PredictiveBudget, days: Int64, deferrals: Deferrals? = nil) -> [[Int]] {
     policy.begin(instances: 2)
     var grants = Array(repeating: Array(repeating: 0, count: Int(days)), count: 2)
     var lastReload: [Int64] = [0, 0]
@@ -49,8 +50,9 @@ private func driveTwo(_ policy: PredictiveBudget, days: Int64) -> [[Int]] {
             case .grant:
                 grants[i][Int(t / bpDay)] += 1
                 reload(i, charged: true, at: t)
-            case .deferUntil(let until, _):
+            case .deferUntil(let until, let why):
                 #expect(until > t)
+                deferrals?.count[i][why, default: 0] += 1
                 next[i] = until
             case .deny:
                 Issue.record("predictive never drops")
@@ -59,6 +61,11 @@ private func driveTwo(_ policy: PredictiveBudget, days: Int64) -> [[Int]] {
         }
     }
     return grants
+}
+
+/// The reasons of deferred requests, counted by instance.
+private final class Deferrals {
+    var count: [[RefusalReason: Int]] = [[:], [:]]
 }
 
 @Suite struct PooledSpendingTests {
@@ -95,5 +102,21 @@ private func driveTwo(_ policy: PredictiveBudget, days: Int64) -> [[Int]] {
         let bound = share * (Double(2 * 24) + 25 * Double(days - 1))
         #expect(Double(total) <= bound + 1, "\(total) grants against at most \(bound)")
         #expect(Double(total) >= 0.6 * bound, "\(total) grants: the pool is spent, not hoarded (\(bound))")
+    }
+
+    /// A pooled request worth less than the day's threshold waits as `below_threshold`:
+    /// with no weight on an instance's own views, instance 0's requests keep nothing
+    /// fresh once renders have shown that its content never changes, while instance 1,
+    /// which changes every hour, takes the pool. Spending at the views, the same person's
+    /// instance 1, never seen, waits as `no_view_expected`.
+    @Test func aPooledRequestWorthTooLittleWaitsBelowThreshold() throws {
+        let pooled = Deferrals()
+        _ = driveTwo(try makePredictive(["spending": .text("pooled"), "own_weight": .number(0)]), days: 4, deferrals: pooled)
+        #expect(pooled.count[0][.belowThreshold, default: 0] > 0, "\(pooled.count[0])")
+        #expect(pooled.count[0][.noViewExpected] == nil && pooled.count[1][.noViewExpected] == nil, "\(pooled.count)")
+        let byViews = Deferrals()
+        _ = driveTwo(try makePredictive(["spending": .text("views")]), days: 4, deferrals: byViews)
+        #expect(byViews.count[1][.noViewExpected, default: 0] > 0, "\(byViews.count[1])")
+        #expect(byViews.count[0][.belowThreshold] == nil && byViews.count[1][.belowThreshold] == nil, "\(byViews.count)")
     }
 }

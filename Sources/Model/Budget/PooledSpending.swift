@@ -34,7 +34,7 @@ import WidgetSimKernel
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
 /// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
 ///   first day, before any day to learn from, whenever the pool allows it. Otherwise it
-///   is deferred `poll` (`no_view_expected`: no views to keep fresh; `not_yet_released`:
+///   is deferred `poll` (`below_threshold`: worth less than θ; `not_yet_released`:
 ///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
 ///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
 ///   when more than a fifth of that day's credit was left unspent, within [0.01, 1,000].
@@ -322,7 +322,7 @@ struct PooledSpending {
             if worth { blocked = true }
             return .deferUntil(now + pollMs, because: .notYetReleased)
         }
-        guard worth else { return .deferUntil(now + pollMs, because: .noViewExpected) }
+        guard worth else { return .deferUntil(now + pollMs, because: .belowThreshold) }
         spent += 1
         return .grant
     }

@@ -110,7 +110,7 @@ public final class PredictiveBudget: BudgetPolicy {
             + "is expected to keep the stack's members (and, weighted, the instance's own views) fresh the longest; "
             + "`spending: views`: ios_like's daily budget per instance, spent when the instance is about to be seen.",
         source: "ours (pooled spending of at most the ios_like budget; rates of change learned from renders)",
-        refusals: [.noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
+        refusals: [.belowThreshold, .noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
             initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, recent, lookahead, poll,
             personPrior, instancePrior, weekdayPrior, spending, share, threshold, changePrior, ownWeight,

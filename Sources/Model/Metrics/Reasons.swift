@@ -60,12 +60,15 @@ public struct RefusalReason: Hashable, Sendable, CustomStringConvertible {
     /// System rule: the push that would have asked was dropped by the background push
     /// throttle (counted once per push).
     @inlinable public static var pushThrottled: RefusalReason { RefusalReason(number: 12) }
+    /// The reload is expected to save fewer stale views than the policy's threshold of
+    /// the moment: the request waits for a time when it is worth more.
+    @inlinable public static var belowThreshold: RefusalReason { RefusalReason(number: 13) }
 
     /// The built-in codes' labels, in number order.
     static let builtInLabels = [
         "quota_exhausted", "min_spacing", "learning_period", "not_yet_released", "total_cap", "tokens_empty",
         "bucket_quota:active", "bucket_quota:working_set", "bucket_quota:frequent", "bucket_quota:rare",
-        "no_view_expected", "coalesced", "push_throttled",
+        "no_view_expected", "coalesced", "push_throttled", "below_threshold",
     ]
 
     /// Every code made so far, in number order: the built-in ones, then those of
