@@ -30,7 +30,7 @@ public final class HybridRanking: RankingPolicy {
 
     let smoothing: Double
     let relevanceWeight: Double
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init(smoothing: Double, relevanceWeight: Double) {
         self.smoothing = smoothing

@@ -14,7 +14,7 @@ public final class MostRecentDonationRanking: RankingPolicy {
         parameters: [],
         make: { _ in MostRecentDonationRanking() })
 
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init() {}
 
