@@ -215,7 +215,7 @@ extension PersonEngine {
     /// or outranked.
     @inline(__always)
     func rankedBehind(_ wanted: Int) -> MissedViewReason {
-        let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
+        let signal = history.donationsFlat[wanted] > 0 || history.relevanceCount(member: wanted) > 0
         return signal ? .outranked : .noSignal
     }
 

@@ -46,7 +46,7 @@ public final class HybridRanking: RankingPolicy {
 
     func count(_ m: Int, hour: Int, history: StackHistory) -> Double {
         let i = m * 24 + hour
-        return smoothing + Double(history.donationsByHour[i] + history.swipesToByHour[i])
+        return smoothing + Double(history.donationsByHourFlat[i] + history.swipesToByHour[i])
     }
 
     /// The sum of every member's count at `hour`: the prior's denominator.
