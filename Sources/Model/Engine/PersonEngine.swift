@@ -38,6 +38,9 @@ public final class PersonEngine {
     // Static facts about the scenario.
     let widgetCount: Int
     let members: [Int]
+    /// `members` read in place at each view: the member on top, the wanted one (members
+    /// the governor and the ranking's order numbered, below `members.count`).
+    let memberInstances: FlatBuffer<Int>
     /// Stack member index of each widget, or −1.
     let memberOf: [Int]
     let standalone: [Int]
@@ -135,6 +138,7 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
+        memberInstances = FlatBuffer(members)
         var memberOf = Array(repeating: -1, count: widgets.count)
         for (k, w) in members.enumerated() { memberOf[w] = k }
         self.memberOf = memberOf
