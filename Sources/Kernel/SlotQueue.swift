@@ -70,6 +70,12 @@ public final class SlotQueue<Payload> {
 
     @inlinable public var isEmpty: Bool { tail == head }
 
+    /// Whether `0 <= slot < slots` (`slots` is never negative): one unsigned comparison.
+    @inlinable @inline(__always)
+    static func holds(_ slot: Int, below slots: Int) -> Bool {
+        UInt(bitPattern: slot) < UInt(bitPattern: slots)
+    }
+
     /// The key that orders an event: time, then rank, then scheduling sequence; the same
     /// order as `EventQueue`'s.
     @inlinable @inline(__always)
@@ -120,7 +126,7 @@ public final class SlotQueue<Payload> {
     /// store at the tail. Anything else is left to `schedule(key:slot:_:)`.
     @inlinable @inline(never)
     public func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
-        precondition(slot >= 0 && slot < slots, "slot \(slot) out of 0 ..< \(slots)")
+        precondition(Self.holds(slot, below: slots), "slot \(slot) out of 0 ..< \(slots)")
         precondition(nextSequence < 1 << 56, "more events scheduled than a key numbers")
         let key = Self.key(time: time, rank: rank, sequence: nextSequence)
         nextSequence &+= 1
@@ -159,7 +165,7 @@ public final class SlotQueue<Payload> {
     /// Removes the pending event of `slot`, if any.
     @inlinable @inline(__always)
     public func cancel(slot: Int) {
-        precondition(slot >= 0 && slot < slots, "slot \(slot) out of 0 ..< \(slots)")
+        precondition(Self.holds(slot, below: slots), "slot \(slot) out of 0 ..< \(slots)")
         let pending = position[slot]
         if pending >= 0 { remove(at: pending) }
     }
@@ -167,7 +173,7 @@ public final class SlotQueue<Payload> {
     /// The time of `slot`'s pending event, or nil when it has none.
     @inlinable
     public func pendingTime(slot: Int) -> SimTime? {
-        precondition(slot >= 0 && slot < slots, "slot \(slot) out of 0 ..< \(slots)")
+        precondition(Self.holds(slot, below: slots), "slot \(slot) out of 0 ..< \(slots)")
         let pending = position[slot]
         return pending < 0 ? nil : Self.time(entries[pending & mask].key)
     }

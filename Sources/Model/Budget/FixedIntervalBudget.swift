@@ -31,7 +31,7 @@ public final class FixedIntervalBudget: BudgetPolicy {
     public let intervalMs: Int64
     public let refusal: RefusalRule
     /// Time of each instance's latest granted charged reload, or `never`.
-    private var lastCharged: [SimTime] = []
+    @exclusivity(unchecked) private var lastCharged: [SimTime] = []
 
     public init(intervalMs: Int64, refusal: RefusalRule) {
         precondition(intervalMs > 0, "interval must be positive")

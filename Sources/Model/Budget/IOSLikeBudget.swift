@@ -95,17 +95,17 @@ public final class IOSLikeBudget: BudgetPolicy {
     public let totalPerDay: Int
     public let refusal: RefusalRule
     public let budgetDay: BudgetDayRule
-    private var views = DailyViewCounts()
-    private var personDay = PersonDay()
+    @exclusivity(unchecked) private var views = DailyViewCounts()
+    @exclusivity(unchecked) private var personDay = PersonDay()
     /// Each instance's budget and balance for the current period.
-    private var budgets: [Int] = []
-    private var balances: [Int] = []
+    @exclusivity(unchecked) private var budgets: [Int] = []
+    @exclusivity(unchecked) private var balances: [Int] = []
     /// Whether the total cap scaled each instance's budget of the current period down.
-    private var capped: [Bool] = []
+    @exclusivity(unchecked) private var capped: [Bool] = []
     /// The day each instance was added (0: there from the start).
-    private var addedDay: [Int64] = []
+    @exclusivity(unchecked) private var addedDay: [Int64] = []
     /// The day whose balances `balances` holds.
-    private var period: Int64 = 0
+    @exclusivity(unchecked) private var period: Int64 = 0
 
     public init(
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, refusal: RefusalRule,

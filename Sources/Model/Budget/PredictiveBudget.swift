@@ -139,38 +139,38 @@ public final class PredictiveBudget: BudgetPolicy {
     public let weekdayPrior: Double
     /// Whether the person's budget is pooled (`spending: pooled`, `PooledSpending`).
     public let pooled: Bool
-    private var pool = PooledSpending()
+    @exclusivity(unchecked) private var pool = PooledSpending()
 
-    private var instances = 0
-    private var views = DailyViewCounts()
-    private var personDay = PersonDay()
+    @exclusivity(unchecked) private var instances = 0
+    @exclusivity(unchecked) private var views = DailyViewCounts()
+    @exclusivity(unchecked) private var personDay = PersonDay()
     /// Each instance's budget and grants for the current budget day.
-    private var budgets: [Int] = []
-    private var spent: [Int] = []
+    @exclusivity(unchecked) private var budgets: [Int] = []
+    @exclusivity(unchecked) private var spent: [Int] = []
     /// Whether each instance's budget today was scaled down to the person's total cap.
-    private var capped: [Bool] = []
+    @exclusivity(unchecked) private var capped: [Bool] = []
     /// The simulation day each instance was added (0: there from the start).
-    private var addedDay: [Int64] = []
+    @exclusivity(unchecked) private var addedDay: [Int64] = []
     /// Each instance's background requests since it was added, and its reserve today.
-    private var backgroundRequests: [Int] = []
-    private var reserves: [Int] = []
+    @exclusivity(unchecked) private var backgroundRequests: [Int] = []
+    @exclusivity(unchecked) private var reserves: [Int] = []
     /// Each instance's last view (`.min`: none yet).
-    private var lastView: [SimTime] = []
+    @exclusivity(unchecked) private var lastView: [SimTime] = []
     /// Each instance's average daily views over its past days, for the forecast day
     /// (−1: no past day yet).
-    private var dailyViews: [Double] = []
+    @exclusivity(unchecked) private var dailyViews: [Double] = []
     /// Views by hour of the person (24), of each instance by hour (`i * 24 + h`) and by
     /// weekday and hour (`i * 168 + d * 24 + h`), and each instance's total and per weekday.
-    private var personByHour: [Double] = []
-    private var personTotal = 0.0
-    private var byHour: [Double] = []
-    private var byWeekdayHour: [Double] = []
-    private var total: [Double] = []
-    private var byWeekday: [Double] = []
+    @exclusivity(unchecked) private var personByHour: [Double] = []
+    @exclusivity(unchecked) private var personTotal = 0.0
+    @exclusivity(unchecked) private var byHour: [Double] = []
+    @exclusivity(unchecked) private var byWeekdayHour: [Double] = []
+    @exclusivity(unchecked) private var total: [Double] = []
+    @exclusivity(unchecked) private var byWeekday: [Double] = []
     /// Each instance's forecast share of each hour of the simulation day `forecastDay`
     /// (`i * 24 + h`).
-    private var shares: [Double] = []
-    private var forecastDay: Int64 = -1
+    @exclusivity(unchecked) private var shares: [Double] = []
+    @exclusivity(unchecked) private var forecastDay: Int64 = -1
 
     public init(
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,

@@ -118,7 +118,7 @@ public final class StandbyBucketsBudget: BudgetPolicy {
     public let refusal: RefusalRule
     /// Grants kept per instance: the largest quota.
     private let depth: Int
-    private var lastUse: [SimTime] = []
+    @exclusivity(unchecked) private var lastUse: [SimTime] = []
     private let grants = GrantTimes()
 
     public init(thresholdsMs: [Int64], quotas: [Int], windowsMs: [Int64], refusal: RefusalRule) {

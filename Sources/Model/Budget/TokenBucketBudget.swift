@@ -51,8 +51,8 @@ public final class TokenBucketBudget: BudgetPolicy {
     /// The refill in units per ms (= millionths of a token per hour).
     private let refillPerMs: Int64
     /// Each bucket's level in units at `stamp`.
-    private var level: [Int64] = []
-    private var stamp: [SimTime] = []
+    @exclusivity(unchecked) private var level: [Int64] = []
+    @exclusivity(unchecked) private var stamp: [SimTime] = []
 
     public init(capacity: Double, refillPerHour: Double, refusal: RefusalRule) {
         precondition(capacity >= 1 && capacity <= 1e6, "capacity must be in 1…10⁶")

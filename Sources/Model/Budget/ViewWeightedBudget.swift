@@ -99,15 +99,15 @@ public final class ViewWeightedBudget: BudgetPolicy {
     public let refusal: RefusalRule
     public let budgetDay: BudgetDayRule
     private let grants = GrantTimes()
-    private var views = DailyViewCounts()
-    private var personDay = PersonDay()
+    @exclusivity(unchecked) private var views = DailyViewCounts()
+    @exclusivity(unchecked) private var personDay = PersonDay()
     /// Per instance: grants in the budget day `spentDay` (person days).
-    private var spent: [Int] = []
-    private var spentDay: [Int64] = []
+    @exclusivity(unchecked) private var spent: [Int] = []
+    @exclusivity(unchecked) private var spentDay: [Int64] = []
     /// Each instance's end of learning: `learningPeriodMs`, or later when added later;
     /// and the day it was added (0: there from the start).
-    private var learningEnd: [SimTime] = []
-    private var addedDay: [Int64] = []
+    @exclusivity(unchecked) private var learningEnd: [SimTime] = []
+    @exclusivity(unchecked) private var addedDay: [Int64] = []
 
     public init(
         minPerDay: Int, maxPerDay: Int, viewsForMax: Int, learningPeriodMs: Int64, minSpacingMs: Int64,

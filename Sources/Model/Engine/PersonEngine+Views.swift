@@ -77,7 +77,7 @@ extension PersonEngine {
         }
         if !plain, let suggestions { suggest(suggestions, v, at: t, day: day) }
         if Kind.recorded { recordView(index, top: top) }
-        let topStale = seen(members[top], at: t, day: day, plain: plain)
+        let topStale = seen(memberInstances[top], at: t, day: day, plain: plain)
         if topStale { counts[day, .staleTopViews] &+= 1 }
         counts[day, .bestChanceNano] += v.bestChanceNano
         counts[day, .wantedChanceNano] += v.wantedChanceNano
@@ -92,10 +92,10 @@ extension PersonEngine {
                 var topAhead = false
                 while order[position] != wanted {
                     if order[position] == top { topAhead = true }
-                    position += 1
+                    position &+= 1
                 }
                 if smartRotate {
-                    if !topAhead { position += 1 }
+                    if !topAhead { position &+= 1 }
                     // Proposed ahead of the top, `wanted` was kept off it by the governor
                     // (its reason); behind it, by the ranking.
                     assert(topAhead || refused != nil, "proposed ahead of the top, and no reason from the governor")
@@ -106,11 +106,11 @@ extension PersonEngine {
                 counts[day, .hits] &+= 1
                 if topStale {
                     counts[day, missed: .staleContent] &+= 1
-                    reasons[day, wanted: members[wanted], top: members[top], missed: .staleContent] &+= 1
+                    reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: .staleContent] &+= 1
                 }
             } else {
                 counts[day, missed: missed] &+= 1
-                reasons[day, wanted: members[wanted], top: members[top], missed: missed] &+= 1
+                reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: missed] &+= 1
             }
             if position < 3 { counts[day, .top3Hits] &+= 1 }
             counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
@@ -215,7 +215,7 @@ extension PersonEngine {
     /// or outranked.
     @inline(__always)
     func rankedBehind(_ wanted: Int) -> MissedViewReason {
-        let signal = history.donations[wanted] > 0 || history.relevanceCount(member: wanted) > 0
+        let signal = history.donationsFlat[wanted] > 0 || history.relevanceCount(member: wanted) > 0
         return signal ? .outranked : .noSignal
     }
 

@@ -38,6 +38,9 @@ public final class PersonEngine {
     // Static facts about the scenario.
     let widgetCount: Int
     let members: [Int]
+    /// `members` read in place at each view: the member on top, the wanted one (members
+    /// the governor and the ranking's order numbered, below `members.count`).
+    let memberInstances: FlatBuffer<Int>
     /// Stack member index of each widget, or −1.
     let memberOf: [Int]
     let standalone: [Int]
@@ -135,6 +138,7 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
+        memberInstances = FlatBuffer(members)
         var memberOf = Array(repeating: -1, count: widgets.count)
         for (k, w) in members.enumerated() { memberOf[w] = k }
         self.memberOf = memberOf
@@ -290,17 +294,19 @@ public final class PersonEngine {
             order.positions.withUnsafeBufferPointer { positions in
                 world.viewInterest.withUnsafeBufferPointer { buffer in
                     interestBase = buffer.baseAddress
-                    // The world's items are known in advance and already merged in time
-                    // order (`WorldOrder`), so they are read in turn rather than put in
-                    // the queue: the queue holds only the timeline requests and retries
-                    // the policies schedule, delivered before each item they precede.
-                    for k in 0 ..< keys.count {
-                        let t = WorldOrder.time(keys[k])
-                        let p = WorldOrder.process(keys[k])
-                        handleQueued(before: t, rank: p.rank)
-                        now = t
-                        let day = countEvent(at: t)
-                        handleWorld(p, index: Int(positions[k]), at: t, day: day, views: Plain.self)
+                    world.withItems { items in
+                        // The world's items are known in advance and already merged in time
+                        // order (`WorldOrder`), so they are read in turn rather than put in
+                        // the queue: the queue holds only the timeline requests and retries
+                        // the policies schedule, delivered before each item they precede.
+                        for k in 0 ..< keys.count {
+                            let t = WorldOrder.time(keys[k])
+                            let p = WorldOrder.process(keys[k])
+                            handleQueued(before: t, rank: p.rank)
+                            now = t
+                            let day = countEvent(at: t)
+                            handleWorld(p, index: Int(positions[k]), at: t, day: day, items: items, views: Plain.self)
+                        }
                     }
                     handleQueued(before: end, rank: 0)
                     interestBase = nil
@@ -372,7 +378,9 @@ public final class PersonEngine {
     }
 
     @inline(__always)
-    func handleWorld<Plain: ViewKind>(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, views: Plain.Type) {
+    func handleWorld<Plain: ViewKind>(
+        _ p: WorldProcess, index i: Int, at t: SimTime, day: Int, items: WorldItems, views: Plain.Type
+    ) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
@@ -385,13 +393,13 @@ public final class PersonEngine {
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
-            let x = Int(world.randomChanges[i].widget)
+            let x = Int(items.changes[i].widget)
             counts[day, .contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
-            let x = Int(world.pushes[i].widget)
+            let x = Int(items.pushes[i].widget)
             counts[day, .pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
@@ -406,11 +414,11 @@ public final class PersonEngine {
             if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
         case .sessionEnd:
-            let x = Int(world.sessionEnds[i].widget)
+            let x = Int(items.sessionEnds[i].widget)
             foreground[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "app_left", "app leaves the foreground")
         case .sessionStart:
-            let session = world.sessions[i]
+            let session = items.sessions[i]
             let x = Int(session.widget)
             counts[day, .sessions] &+= 1
             foreground[appOf[x]] += 1
@@ -422,7 +430,7 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            view(world.views[i], index: i, at: t, day: day, plain: Plain.self)
+            view(items.views[i], index: i, at: t, day: day, plain: Plain.self)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")

@@ -142,7 +142,7 @@ final class Staleness {
     @inline(__always)
     func countMembers(at t: SimTime, day: Int, plain: Bool) {
         if daysMet <= day { meet(day) }
-        views += 1
+        views &+= 1
         if !plain && !checkedMembers.isEmpty { countCheckedMembers(at: t, day: day) }
     }
 

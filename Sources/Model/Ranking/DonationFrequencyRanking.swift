@@ -25,9 +25,9 @@ public final class DonationFrequencyRanking: RankingPolicy {
 
     let halfLifeMs: Double
     /// Each member's decayed donation count, as of `lastTime[m]`.
-    private(set) var value: [Double] = []
-    private(set) var lastTime: [SimTime] = []
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private(set) var value: [Double] = []
+    @exclusivity(unchecked) private(set) var lastTime: [SimTime] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init(halfLifeMs: Int64) {
         precondition(halfLifeMs > 0)

@@ -171,32 +171,32 @@ public final class EmpiricalBayesRanking: RankingPolicy {
     let pushLiftBefore: Double
     let pushLiftMin: Double
 
-    private var members = 0
+    @exclusivity(unchecked) private var members = 0
     /// The stack-order prior q0, by member.
-    private var stackShare: [Double] = []
+    @exclusivity(unchecked) private var stackShare: [Double] = []
     /// Evidence by member; by `member * 24 + hour`; by `member * 168 + weekday * 24 + hour`.
-    private var evidenceAll: [Double] = []
-    private var evidenceByHour: [Double] = []
-    private var evidenceByWeekdayHour: [Double] = []
+    @exclusivity(unchecked) private var evidenceAll: [Double] = []
+    @exclusivity(unchecked) private var evidenceByHour: [Double] = []
+    @exclusivity(unchecked) private var evidenceByWeekdayHour: [Double] = []
     /// Totals over members: of everything, by hour, by weekday and hour.
-    private var totalAll = 0.0
-    private var totalByHour: [Double] = []
-    private var totalByWeekdayHour: [Double] = []
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var totalAll = 0.0
+    @exclusivity(unchecked) private var totalByHour: [Double] = []
+    @exclusivity(unchecked) private var totalByWeekdayHour: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
     /// Each member's score at the latest view (nil for none) and when that score is
     /// taken to have begun (midway between the view before it was first seen and that
     /// view).
-    private var seenScore: [Double?] = []
-    private var seenSince: [SimTime] = []
+    @exclusivity(unchecked) private var seenScore: [Double?] = []
+    @exclusivity(unchecked) private var seenSince: [SimTime] = []
     /// The time of the latest view of this person, `.min` before the first.
-    private var previousView: SimTime = .min
+    @exclusivity(unchecked) private var previousView: SimTime = .min
     /// Time of each member's latest donation, swipe or tap, `.min` for none.
-    private var lastEvidence: [SimTime] = []
+    @exclusivity(unchecked) private var lastEvidence: [SimTime] = []
     /// Time of the latest push delivered to each member's app, `.min` for none; the
     /// member's own evidence, and everyone else's, that came within `push_window` of it.
-    private var lastPush: [SimTime] = []
-    private var pushOwn: [Double] = []
-    private var pushOthers: [Double] = []
+    @exclusivity(unchecked) private var lastPush: [SimTime] = []
+    @exclusivity(unchecked) private var pushOwn: [Double] = []
+    @exclusivity(unchecked) private var pushOthers: [Double] = []
 
     public init(
         stackPrior: Double, hourPrior: Double, weekdayPrior: Double, feedbackWeight: Double, tapWeight: Double,

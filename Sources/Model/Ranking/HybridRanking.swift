@@ -30,7 +30,7 @@ public final class HybridRanking: RankingPolicy {
 
     let smoothing: Double
     let relevanceWeight: Double
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init(smoothing: Double, relevanceWeight: Double) {
         self.smoothing = smoothing
@@ -46,7 +46,7 @@ public final class HybridRanking: RankingPolicy {
 
     func count(_ m: Int, hour: Int, history: StackHistory) -> Double {
         let i = m * 24 + hour
-        return smoothing + Double(history.donationsByHour[i] + history.swipesToByHour[i])
+        return smoothing + Double(history.donationsByHourFlat[i] + history.swipesToByHour[i])
     }
 
     /// The sum of every member's count at `hour`: the prior's denominator.

@@ -37,15 +37,15 @@ public final class IosLikeRanking: RankingPolicy {
 
     let minHistory: Int
 
-    private var stream: RandomStream?
+    @exclusivity(unchecked) private var stream: RandomStream?
     /// Time of the person's first view, or nil before it.
-    private(set) var firstView: SimTime?
+    @exclusivity(unchecked) private(set) var firstView: SimTime?
     /// `distinctScores` of each member as of `distinctAt[m]` past scores: a member's
     /// history only grows, so the count is recomputed (O(history)) only after it does.
-    private var distinct: [Int] = []
-    private var distinctAt: [Int] = []
-    private var candidates: [Int] = []
-    private var weights: [Double] = []
+    @exclusivity(unchecked) private var distinct: [Int] = []
+    @exclusivity(unchecked) private var distinctAt: [Int] = []
+    @exclusivity(unchecked) private var candidates: [Int] = []
+    @exclusivity(unchecked) private var weights: [Double] = []
 
     public init(minHistory: Int) {
         precondition(minHistory >= 0)

@@ -14,7 +14,7 @@ public final class MostRecentDonationRanking: RankingPolicy {
         parameters: [],
         make: { _ in MostRecentDonationRanking() })
 
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init() {}
 
@@ -28,7 +28,7 @@ public final class MostRecentDonationRanking: RankingPolicy {
     public func rank(_ view: ViewContext, history: StackHistory, order: inout [Int]) {
         // Times are whole milliseconds well below 2^53, so the conversion is exact.
         order.rankDescending(by: { m in
-            history.lastDonation[m].map { Double($0) } ?? -.infinity
+            history.lastDonationFlat[m].map { Double($0) } ?? -.infinity
         }, scratch: &scratch)
     }
 }

@@ -17,7 +17,7 @@ public final class OracleRanking: RankingPolicy {
         parameters: [],
         make: { _ in OracleRanking() })
 
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init() {}
 

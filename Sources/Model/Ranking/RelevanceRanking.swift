@@ -27,7 +27,7 @@ public final class RelevanceRanking: RankingPolicy {
         make: { p in RelevanceRanking(threshold: p.number(threshold)) })
 
     let threshold: Double
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init(threshold: Double) {
         self.threshold = threshold

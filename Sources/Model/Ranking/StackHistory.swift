@@ -12,13 +12,27 @@ public final class StackHistory {
     @exclusivity(unchecked) public private(set) var members: Int = 0
 
     /// Time of each member's latest donation, or nil.
-    @exclusivity(unchecked) public private(set) var lastDonation: [SimTime?] = []
+    public var lastDonation: [SimTime?] { lastDonationArray.array(of: lastDonationFlat, version: countsVersion) }
     /// Donations of each member's app so far.
-    @exclusivity(unchecked) public private(set) var donations: [Int] = []
+    public var donations: [Int] { donationsArray.array(of: donationsFlat, version: countsVersion) }
     /// Donations by member and local hour (`member * 24 + hour`).
-    @exclusivity(unchecked) public private(set) var donationsByHour: [Int] = []
+    public var donationsByHour: [Int] { donationsByHourArray.array(of: donationsByHourFlat, version: countsVersion) }
     /// Donations by member, weekday and hour (`member * 168 + weekday * 24 + hour`).
-    @exclusivity(unchecked) public private(set) var donationsByWeekdayHour: [Int] = []
+    public var donationsByWeekdayHour: [Int] {
+        donationsByWeekdayHourArray.array(of: donationsByWeekdayHourFlat, version: countsVersion)
+    }
+    /// The donation counts and times above, where the engine writes them at each donation
+    /// (one store each, where an array property would first check that its storage is
+    /// not shared) and the built-in rankings read them; the arrays are copied out of
+    /// them when read after a change of `countsVersion`, which every donation makes.
+    let lastDonationFlat = FlatBuffer<SimTime?>(repeating: nil)
+    let donationsFlat = FlatBuffer<Int>(repeating: 0)
+    let donationsByHourFlat = FlatBuffer<Int>(repeating: 0)
+    let donationsByWeekdayHourFlat = FlatBuffer<Int>(repeating: 0)
+    @exclusivity(unchecked) private var lastDonationArray = FlatBufferArray<SimTime?>()
+    @exclusivity(unchecked) private var donationsArray = FlatBufferArray<Int>()
+    @exclusivity(unchecked) private var donationsByHourArray = FlatBufferArray<Int>()
+    @exclusivity(unchecked) private var donationsByWeekdayHourArray = FlatBufferArray<Int>()
 
     /// Swipes that ended on each member (it was wanted, not on top).
     @exclusivity(unchecked) public private(set) var swipesToByHour: [Int] = []
@@ -46,7 +60,7 @@ public final class StackHistory {
     /// For each local hour, the `countsVersion` at which that hour's donation or swipe
     /// counts last changed (or the history was reset): a ranking computed from one
     /// hour's counts alone stays right while the hour's entry stays the same.
-    @exclusivity(unchecked) private(set) var hourVersions = [Int](repeating: 0, count: 24)
+    let hourVersions = FlatBuffer<Int>(count: 24, repeating: 0)
     /// The latest change of the counts: its hour (−1: none since the reset), the member
     /// whose donation or swipe count went up by one, whether it was a swipe, and the
     /// hour's `hourVersions` entry just before it. A ranking of that hour computed at
@@ -77,12 +91,12 @@ public final class StackHistory {
     func reset(members: Int) {
         self.members = members
         countsVersion += 1
-        hourVersions.resetFlat(count: 24, to: countsVersion)
+        hourVersions.reset(count: 24, to: countsVersion)
         lastChangeHour = -1
-        lastDonation.resetFlat(count: members, to: nil)
-        donations.resetFlat(count: members, to: 0)
-        donationsByHour.resetFlat(count: members * 24, to: 0)
-        donationsByWeekdayHour.resetFlat(count: members * 168, to: 0)
+        lastDonationFlat.reset(count: members, to: nil)
+        donationsFlat.reset(count: members, to: 0)
+        donationsByHourFlat.reset(count: members * 24, to: 0)
+        donationsByWeekdayHourFlat.reset(count: members * 168, to: 0)
         swipesToByHour.resetFlat(count: members * 24, to: 0)
         swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
         taps.resetFlat(count: members, to: 0)
@@ -107,10 +121,10 @@ public final class StackHistory {
     func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
         countsVersion += 1
         changed(hour: hour, member: m, swipe: false)
-        lastDonation[m] = time
-        donations[m] += 1
-        donationsByHour[m * 24 + hour] += 1
-        donationsByWeekdayHour[m * 168 + weekday * 24 + hour] += 1
+        lastDonationFlat[m] = time
+        donationsFlat[m] &+= 1
+        donationsByHourFlat[m &* 24 &+ hour] &+= 1
+        donationsByWeekdayHourFlat[m &* 168 &+ weekday &* 24 &+ hour] &+= 1
     }
 
     /// Records a view's outcome (the engine does, before `observe`).

@@ -34,10 +34,10 @@ public final class ThompsonRanking: RankingPolicy {
     let beta: Double
     let byHour: Bool
     /// Per `member * hours + hour` (hours = 24 by hour, else 1).
-    private(set) var successes: [Double] = []
-    private(set) var failures: [Double] = []
-    private var stream: RandomStream?
-    private var scratch: [Double] = []
+    @exclusivity(unchecked) private(set) var successes: [Double] = []
+    @exclusivity(unchecked) private(set) var failures: [Double] = []
+    @exclusivity(unchecked) private var stream: RandomStream?
+    @exclusivity(unchecked) private var scratch: [Double] = []
 
     public init(alpha: Double, beta: Double, byHour: Bool) {
         precondition(alpha > 0 && beta > 0)

@@ -141,7 +141,7 @@ extension TimeOfDayRanking {
         cache.generation += 1
         let s = cache.scores
         if weekdayWeight == 0 && feedbackWeight == 0 {
-            history.donationsByHour.withUnsafeBufferPointer { d in
+            history.donationsByHourFlat.withUnsafeBufferPointer { d in
                 for m in 0 ..< n { s[m] = smoothing + Double(d[m * 24 + hour]) }
             }
         } else {

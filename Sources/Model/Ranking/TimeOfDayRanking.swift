@@ -67,12 +67,12 @@ public final class TimeOfDayRanking: RankingPolicy {
         // A term of weight 0 is left out: it would add exactly 0 (counts are finite and
         // never negative), and this runs for every member at every view.
         let h = m * 24 + hour
-        var byHour = Double(history.donationsByHour[h])
+        var byHour = Double(history.donationsByHourFlat[h])
         if feedbackWeight != 0 { byHour += feedbackWeight * Double(history.swipesToByHour[h]) }
         var score = smoothing + byHour
         if weekdayWeight != 0 {
             let wh = m * 168 + weekday * 24 + hour
-            var byWeekday = Double(history.donationsByWeekdayHour[wh])
+            var byWeekday = Double(history.donationsByWeekdayHourFlat[wh])
             if feedbackWeight != 0 { byWeekday += feedbackWeight * Double(history.swipesToByWeekdayHour[wh]) }
             score += weekdayWeight * byWeekday
         }

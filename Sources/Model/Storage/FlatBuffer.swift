@@ -46,6 +46,12 @@ final class FlatBuffer<Element> {
         self.count = count
     }
 
+    /// Calls `body` with the values in place.
+    @inline(__always)
+    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     @inline(__always)
     subscript(i: Int) -> Element {
         unsafeAddress {
@@ -56,5 +62,23 @@ final class FlatBuffer<Element> {
             assert(i >= 0 && i < count, "index \(i) out of 0 ..< \(count)")
             return base + i
         }
+    }
+}
+
+/// The values of a `FlatBuffer` as an array, for readers that take one: copied out of
+/// the buffer when read at a `version` other than the last read's (the owner changes
+/// the version whenever it writes the buffer), and shared until then.
+struct FlatBufferArray<Element> {
+    private var array: [Element] = []
+    private var version = Int.min
+
+    /// `buffer`'s values, as of `version`.
+    mutating func array(of buffer: FlatBuffer<Element>, version: Int) -> [Element] {
+        if version != self.version {
+            array.removeAll(keepingCapacity: true)
+            buffer.withUnsafeBufferPointer { array.append(contentsOf: $0) }
+            self.version = version
+        }
+        return array
     }
 }

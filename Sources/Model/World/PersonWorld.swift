@@ -49,6 +49,36 @@ public final class PersonWorld {
     }
 }
 
+/// The lists of a world that a run reads at most of its items, in place: an item's
+/// position (`WorldOrder.positions`) is below its list's count by construction, so the
+/// run reads them without a bounds check (checked in debug builds).
+struct WorldItems {
+    let views: UnsafeBufferPointer<ViewRecord>
+    let sessions: UnsafeBufferPointer<SessionRecord>
+    let sessionEnds: UnsafeBufferPointer<WidgetMoment>
+    let changes: UnsafeBufferPointer<WidgetMoment>
+    let pushes: UnsafeBufferPointer<WidgetMoment>
+}
+
+extension PersonWorld {
+    /// Calls `body` with the world's `WorldItems`, valid for the call.
+    func withItems<R>(_ body: (WorldItems) throws -> R) rethrows -> R {
+        try views.withUnsafeBufferPointer { views in
+            try sessions.withUnsafeBufferPointer { sessions in
+                try sessionEnds.withUnsafeBufferPointer { sessionEnds in
+                    try randomChanges.withUnsafeBufferPointer { changes in
+                        try pushes.withUnsafeBufferPointer { pushes in
+                            try body(WorldItems(
+                                views: views, sessions: sessions, sessionEnds: sessionEnds, changes: changes,
+                                pushes: pushes))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 public enum WorldError: Error, CustomStringConvertible {
     case unknownTimeZone(String)
     case badStartDate(String)

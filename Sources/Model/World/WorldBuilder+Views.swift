@@ -122,6 +122,9 @@ extension WorldBuilder {
         // λ of the widgets placed nowhere: there are none.
         let placedNowhere = 0.0
         let n = stackMembers.count
+        // A wanted member's index is below n, so it fits a record's Int8 (checked once,
+        // not at every view).
+        precondition(n <= Int(Int8.max) + 1, "more stack members than a view record numbers")
         let count = times.count
         // The records are written over the last person's, moved out of the world and back.
         var records = w.views
@@ -153,7 +156,8 @@ extension WorldBuilder {
                                         var wanted = -1
                                         if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
                                         views[k] = ViewRecord(
-                                            time: t, hour: span.hour, weekday: span.weekday, wanted: Int8(wanted),
+                                            time: t, hour: span.hour, weekday: span.weekday,
+                                            wanted: Int8(truncatingIfNeeded: wanted),
                                             wouldSwipe: swipeAlways, wouldTap: tapAlways,
                                             bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano)
                                         k &+= 1
