@@ -22,20 +22,36 @@ import WidgetSimKernel
 /// not reach) and taps (interaction reloads, which depend on the ranking) are outside
 /// the plan: on members with predictable content the ceiling's own counts can exceed the
 /// bound it plans.
+///
+/// With `knows: rates` it is the bound of the budgets that cannot read the future
+/// (MODEL §4, "What a phone can reach"): it reads the views, free reloads and requests
+/// of the rehearsal but of the content only its rates, plans the K reloads that leave
+/// the fewest stale member views expected from the changes no push announces
+/// (`PhoneBound`), keeps that expectation and its bound, and grants at the planned views.
 public final class OracleBudget: FutureReadingBudget {
     public static let perDay = ParameterSpec(
         "per_day", .number(0 ... 10_000), default: .number(5),
         "charged reloads per instance-day (fractional allowed): K = ⌊per_day × instances × days⌋ a person")
+    public static let knows = ParameterSpec(
+        "knows", .choice(["changes", "rates"]), default: .text("changes"),
+        "`changes`: every random change (the ceiling); `rates`: only their rates and pushes' share, as a phone "
+            + "could at best (the bound of budgets without the future)")
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "oracle",
         summary: "Knows every future view and content change: with per_day charged reloads per instance-day, grants each member's own requests at the random changes whose intervals hold the most views (reads the ground truth): the ceiling, not a real policy.",
         source: "a bound on the stale member views of every budget at that cost, reached where the plan allows (MODEL §4, the budget ceiling)",
         refusals: [.quotaExhausted, .notYetReleased],
-        parameters: [perDay],
-        make: { p in OracleBudget(perDay: p.number(OracleBudget.perDay)) })
+        parameters: [perDay, knows],
+        make: { p in OracleBudget(perDay: p.number(OracleBudget.perDay), knowsRates: p.text(OracleBudget.knows) == "rates") })
 
     public let perDay: Double
+    /// Whether it plans from the content's rates alone (`knows: rates`).
+    public let knowsRates: Bool
+    /// With `knows: rates`, for the person last planned: the bound on the expected stale
+    /// member views of every budget without the future (changes no push announces),
+    /// what its own plan expects (at least the bound), and what no charged reload leaves.
+    public private(set) var expected: (bound: Double, plan: Double, withoutCharges: Double)?
     public var rehearsing = false
     /// Per instance, the free reload times and the charged request times seen in the
     /// rehearsal, in time order.
@@ -52,9 +68,10 @@ public final class OracleBudget: FutureReadingBudget {
     public private(set) var plannedReloads = 0
     public private(set) var plannedSavedViews = 0
 
-    public init(perDay: Double) {
+    public init(perDay: Double, knowsRates: Bool = false) {
         precondition(perDay >= 0, "per_day must not be negative")
         self.perDay = perDay
+        self.knowsRates = knowsRates
     }
 
     public func begin(instances: Int) {
@@ -109,6 +126,10 @@ public final class OracleBudget: FutureReadingBudget {
     public func plan(world: PersonWorld, scenario: Scenario) {
         let widgets = scenario.widgets.count
         Self.clear(&planned, count: widgets)
+        if knowsRates {
+            planFromRates(world: world, scenario: scenario)
+            return
+        }
         candidates.removeAll(keepingCapacity: true)
         let end = scenario.durationMs
         let views = world.views
@@ -157,5 +178,37 @@ public final class OracleBudget: FutureReadingBudget {
             plannedSavedViews += candidates[j].value
         }
         for w in 0 ..< widgets { planned[w].sort { $0.time < $1.time } }
+    }
+}
+
+extension OracleBudget {
+    /// `knows: rates`: the plan of `PhoneBound` with the person's K, read from the views,
+    /// the rehearsal's free reloads and requests, and the content's rates (never its
+    /// changes). Each planned reload is granted at its view, to the first request from
+    /// there before the member's next planned reload or free reload.
+    func planFromRates(world: PersonWorld, scenario: Scenario) {
+        let end = scenario.durationMs
+        let levels = PhoneBound.Levels(hours: world.hours, scenario: scenario)
+        let views = world.views.lazy.map(\.time).filter { $0 < end }
+        let times = Array(views)
+        let members = scenario.stack.members.filter { scenario.widgets[$0].content.randomPerDay > 0 }
+        let bound = PhoneBound(segments: PhoneBound.segments(
+            views: times, members: members,
+            free: { $0 < self.freeReloads.count ? self.freeReloads[$0] : [] },
+            requests: { $0 < self.requests.count ? self.requests[$0] : [] },
+            added: { scenario.widgets[$0].addedAfterMs ?? 0 }, end: end, level: levels.level))
+        let k = Self.reloads(perDay: perDay, instances: scenario.widgets.count, days: scenario.days)
+        let result = bound.lagrangian(k)
+        expected = (result.bound, result.planStale, bound.withoutCharges)
+        plannedReloads = result.planReloads
+        plannedSavedViews = 0
+        for (s, chosen) in result.plan.enumerated() {
+            let seg = bound.segments[s]
+            for (n, i) in chosen.enumerated() {
+                let until = n + 1 < chosen.count ? times[seg.firstView + chosen[n + 1]] : seg.end
+                planned[seg.member].append((times[seg.firstView + i], until))
+            }
+        }
+        for w in planned.indices { planned[w].sort { $0.time < $1.time } }
     }
 }

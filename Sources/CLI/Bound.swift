@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import WidgetSimModel
+import WidgetSimScenario
+
+/// `widgetsim bound`: per person, the bound of MODEL §4 ("What a phone can reach") for
+/// each `oracle` budget of the scenario with `knows: rates`, under each ranking: the
+/// fewest stale member views any budget without the future can expect at that cost.
+struct Bound: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Per person, the fewest stale member views a budget that cannot read the future can expect.",
+        discussion: """
+        For each budget `oracle` with `knows: rates` in the scenario, under each ranking, one
+        CSV row per replication and person: the member views, the person's charged reloads
+        K, the bound on the expected stale member views from content changes no push
+        announces (no budget without the future expects fewer with K), what the bound's
+        own plan expects and charges, what no charged reload leaves, and the stale member
+        views the plan's run counted (MODEL §4, "What a phone can reach").
+        """)
+
+    @Argument(help: "The scenario file.")
+    var scenario: String
+
+    @Option(help: ArgumentHelp("Write the CSV to this file. (default: standard output)", valueName: "file"))
+    var out: String?
+
+    static let header = "budget,ranking,replication,person,member_views,reloads_allowed,reloads_planned,"
+        + "stale_member_views_bound,stale_member_views_plan,stale_member_views_without_charges,stale_member_views_counted"
+
+    func run() throws {
+        let s: Scenario
+        do {
+            s = try ScenarioLoader.load(path: scenario, policies: WidgetSimCLI.policies)
+        } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+        let budgets = s.budgets.filter { b in
+            (s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget)?.knowsRates == true
+        }
+        guard !budgets.isEmpty else {
+            printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: rates`, the budget this bound is made for")
+            throw ExitCode(2)
+        }
+        var lines = [Self.header]
+        let builder = try WorldBuilder(scenario: s)
+        let end = s.durationMs
+        for b in budgets {
+            for r in s.rankings {
+                guard let oracle = s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget,
+                      let ranking = s.policies.ranking(named: r.name)?.make(r.parameters) else { continue }
+                let engine = PersonEngine(scenario: s, budget: oracle, ranking: ranking)
+                let k = OracleBudget.reloads(perDay: oracle.perDay, instances: s.widgets.count, days: s.days)
+                for replication in 0 ..< s.replications {
+                    for person in 0 ..< s.people {
+                        let world = builder.build(person: person, replication: replication)
+                        let counts = engine.run(world)
+                        guard let e = oracle.expected else { continue }
+                        let memberViews = s.stack.members.reduce(0) { sum, w in
+                            let added = s.widgets[w].addedAfterMs ?? 0
+                            return sum + world.views.lazy.filter { $0.time >= added && $0.time < end }.count
+                        }
+                        var counted: Int64 = 0
+                        for d in 0 ..< counts.days {
+                            for w in 0 ..< counts.widgets { counted += counts[d, widget: w, .staleMemberViews] }
+                        }
+                        lines.append([b.label, r.label, "\(replication)", "\(person)", "\(memberViews)", "\(k)",
+                                      "\(oracle.plannedReloads)", String(format: "%.4f", e.bound),
+                                      String(format: "%.4f", e.plan), String(format: "%.4f", e.withoutCharges),
+                                      "\(counted)"].joined(separator: ","))
+                    }
+                }
+            }
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        if let out {
+            do {
+                try text.write(toFile: out, atomically: true, encoding: .utf8)
+            } catch {
+                printError("widgetsim: cannot write \(out): \(error.localizedDescription)")
+                throw ExitCode(1)
+            }
+        } else {
+            print(text, terminator: "")
+        }
+    }
+}
