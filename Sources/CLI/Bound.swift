@@ -4,25 +4,36 @@ import WidgetSimModel
 import WidgetSimScenario
 
 /// `widgetsim bound`: per person, the bound of MODEL §4 ("What a phone can reach") for
-/// each `oracle` budget of the scenario with `knows: rates`, under each ranking: the
-/// fewest stale member views any budget without the future can expect at that cost.
+/// each `oracle` budget of the scenario with `knows: views` or `knows: rates`, under
+/// each ranking: the fewest stale member views any budget without the future can expect
+/// at that cost.
 struct Bound: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Per person, the fewest stale member views a budget that cannot read the future can expect.",
-        discussion: """
-        For each budget `oracle` with `knows: rates` in the scenario, under each ranking, one
-        CSV row per replication and person: the member views, the person's charged reloads
-        K, the bound on the expected stale member views from content changes no push
-        announces (no budget without the future expects fewer with K), what the bound's
-        own plan expects and charges, what no charged reload leaves, and the stale member
-        views the plan's run counted (MODEL §4, "What a phone can reach").
-        """)
+        discussion: "For each budget `oracle` with `knows: views` or `knows: rates` in the scenario, under each ranking, one CSV row "
+            + "per replication and person: the member views, the person's charged reloads K, the bound on the expected "
+            + "stale member views from content changes no push announces (no budget without the future expects fewer "
+            + "with K), what the bound's own plan expects and charges, what no charged reload leaves, and the stale "
+            + "member views the plan's run counted (MODEL §4, \"What a phone can reach\").")
 
     @Argument(help: "The scenario file.")
     var scenario: String
 
     @Option(help: ArgumentHelp("Write the CSV to this file. (default: standard output)", valueName: "file"))
     var out: String?
+
+    @Option(help: ArgumentHelp(
+        "Also write, per person, the least expected stale member views plus a price per charged reload, and the reloads that least takes, at prices from 0 to 100 stale views a reload, to this CSV: summed over people at one price, less the price times the people's reloads together, a bound for budgets that spread those reloads over people as they like.",
+        valueName: "file"))
+    var prices: String?
+
+    @Option(name: .customLong("plan-hours"), help: ArgumentHelp(
+        "Also write the reloads the plans grant, summed over people, per budget, ranking, widget and local hour, to this CSV.",
+        valueName: "file"))
+    var planHours: String?
+
+    /// The prices `--prices` answers at: 0, then 120 from 0.001 to 100, evenly apart on a log scale.
+    static let priceGrid = [0.0] + (0 ..< 120).map { pow(10, -3 + 5 * Double($0) / 119) }
 
     static let header = "budget,ranking,replication,person,member_views,reloads_allowed,reloads_planned,"
         + "stale_member_views_bound,stale_member_views_plan,stale_member_views_without_charges,stale_member_views_counted"
@@ -36,13 +47,15 @@ struct Bound: ParsableCommand {
             throw ExitCode(2)
         }
         let budgets = s.budgets.filter { b in
-            (s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget)?.knowsRates == true
+            ((s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget)?.knows ?? .changes) != .changes
         }
         guard !budgets.isEmpty else {
-            printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: rates`, the budget this bound is made for")
+            printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: views` or `knows: rates`, the budgets this bound is made for")
             throw ExitCode(2)
         }
         var lines = [Self.header]
+        var priceLines = ["budget,ranking,replication,person,price,priced_stale_member_views,reloads"]
+        var hourLines = ["budget,ranking,widget,hour,planned_reloads"]
         let builder = try WorldBuilder(scenario: s)
         let end = s.durationMs
         for b in budgets {
@@ -51,6 +64,7 @@ struct Bound: ParsableCommand {
                       let ranking = s.policies.ranking(named: r.name)?.make(r.parameters) else { continue }
                 let engine = PersonEngine(scenario: s, budget: oracle, ranking: ranking)
                 let k = OracleBudget.reloads(perDay: oracle.perDay, instances: s.widgets.count, days: s.days)
+                var byHour = Array(repeating: Array(repeating: 0, count: 24), count: s.widgets.count)
                 for replication in 0 ..< s.replications {
                     for person in 0 ..< s.people {
                         let world = builder.build(person: person, replication: replication)
@@ -68,20 +82,38 @@ struct Bound: ParsableCommand {
                                       "\(oracle.plannedReloads)", String(format: "%.4f", e.bound),
                                       String(format: "%.4f", e.plan), String(format: "%.4f", e.withoutCharges),
                                       "\(counted)"].joined(separator: ","))
+                        for (w, instants) in oracle.plannedInstants.enumerated() where w < byHour.count {
+                            for t in instants { byHour[w][world.clock.hourAndWeekday(t).hour] += 1 }
+                        }
+                        if prices != nil, let bound = oracle.phoneBound {
+                            for mu in Self.priceGrid {
+                                let p = bound.priced(mu: mu)
+                                priceLines.append([b.label, r.label, "\(replication)", "\(person)", String(format: "%.6g", mu),
+                                                   String(format: "%.4f", p.value), "\(p.reloads)"].joined(separator: ","))
+                            }
+                        }
                     }
+                }
+                for (w, hours) in byHour.enumerated() {
+                    for (h, n) in hours.enumerated() { hourLines.append("\(b.label),\(r.label),\(s.widgets[w].id),\(h),\(n)") }
                 }
             }
         }
-        let text = lines.joined(separator: "\n") + "\n"
+        if let planHours { try Self.write(hourLines, to: planHours) }
+        if let prices { try Self.write(priceLines, to: prices) }
         if let out {
-            do {
-                try text.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                printError("widgetsim: cannot write \(out): \(error.localizedDescription)")
-                throw ExitCode(1)
-            }
+            try Self.write(lines, to: out)
         } else {
-            print(text, terminator: "")
+            print(lines.joined(separator: "\n"))
+        }
+    }
+
+    static func write(_ lines: [String], to path: String) throws {
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("widgetsim: cannot write \(path): \(error.localizedDescription)")
+            throw ExitCode(1)
         }
     }
 }

@@ -95,7 +95,7 @@ import WidgetSimKernel
             #expect(l.planReloads <= k)
             #expect(abs(bound.withoutCharges - Self.expected(f, members: s.stack.members, levels, chosen: [[], []])) < 1e-9)
             if exact < bound.withoutCharges - 1e-6 { saved = true }
-            let oracle = OracleBudget(perDay: Double(k) / Double(2 * days), knowsRates: true)
+            let oracle = OracleBudget(perDay: Double(k) / Double(2 * days), knows: .views)
             let counts = try simulate(s, person: person, budget: oracle, ranking: StaticRanking())
             #expect(total(counts, .charged) <= Int64(k))
             #expect(abs(oracle.expected!.bound - l.bound) < 1e-9)
@@ -144,9 +144,10 @@ import WidgetSimKernel
 
     /// Over 30 people, every real budget leaves on average at least the bound's stale
     /// member views at its own cost (the bound counts only changes no push announces),
-    /// within three standard errors.
-    @Test(arguments: ["unlimited", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket"])
-    func belowEveryRealBudget(_ name: String) throws {
+    /// within three standard errors, whether the bound knows the views or their rate.
+    @Test(arguments: ["unlimited", "daily_quota", "view_weighted", "ios_like", "predictive", "token_bucket"],
+          [OracleBudget.Knowledge.views, .rates])
+    func belowEveryRealBudget(_ name: String, knows: OracleBudget.Knowledge) throws {
         var s = OracleBudgetTests.smallScenario(days: 3, views: 40, sessions: 6, changes: [12, 30, 4], seed: 9,
                                                 pushFraction: 0.3)
         s.people = 30
@@ -155,7 +156,7 @@ import WidgetSimKernel
             let real = BudgetPolicies.named(name)!.make(PolicyParameters([:]))
             let c = try simulate(s, person: person, budget: real, ranking: StaticRanking())
             let perDay = Double(total(c, .charged)) / Double(3 * 3)
-            let oracle = OracleBudget(perDay: perDay, knowsRates: true)
+            let oracle = OracleBudget(perDay: perDay, knows: knows, stretchMs: 15 * Milliseconds.minute)
             _ = try simulate(s, person: person, budget: oracle, ranking: StaticRanking())
             let bound = oracle.expected!.bound
             gaps.append(Double(total(c, .staleMemberViews)) - bound)
@@ -163,6 +164,56 @@ import WidgetSimKernel
         let mean = gaps.reduce(0, +) / Double(gaps.count)
         let sd = sqrt(gaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(gaps.count - 1))
         #expect(mean + 3 * sd / sqrt(Double(gaps.count)) >= 0, "\(name): mean \(mean), sd \(sd)")
+    }
+
+    /// The rate of views the bound reads under `knows: rates` is the person's own (drawn
+    /// around the mean, made again from the world's stream): over 30 people whose daily
+    /// views vary by half their mean, each one's views in 20 days are within four
+    /// standard deviations of its integral, and the squared deviations average near 1.
+    @Test func theRateOfViewsIsThePersons() throws {
+        var s = OracleBudgetTests.smallScenario(days: 20, views: 40, sessions: 2, changes: [6])
+        s.person.viewsPerDay = PerPersonRate(mean: 40, cv: 0.5)
+        s.person.standBy = StandByModel()
+        let builder = try WorldBuilder(scenario: s)
+        var squares = 0.0
+        for person in 0 ..< 30 {
+            let world = builder.build(person: person, replication: 0)
+            let levels = PhoneBound.Levels(hours: world.hours, scenario: s)
+            let rate = PhoneBound.ViewRate(world: world, scenario: s, levels: levels, hours: world.hours)
+            let cuts = ([0] + rate.changes.filter { $0 > 0 && $0 < s.durationMs } + [s.durationMs])
+            var expected = 0.0
+            for (a, b) in zip(cuts, cuts.dropFirst()) where b > a { expected += rate.rate(a) * Double(b - a) }
+            let seen = Double(world.views.filter { $0.time < s.durationMs }.count)
+            let z = (seen - expected) / expected.squareRoot()
+            #expect(abs(z) < 4, "person \(person): \(seen) views against \(expected)")
+            squares += z * z
+        }
+        #expect(squares / 30 < 2, "mean squared deviation \(squares / 30)")
+    }
+
+    /// One member, constant rates of views ν and of changes λ, one segment of length T
+    /// reachable from its start, K reloads: placed anywhere, the best are evenly spread,
+    /// leaving (K + 1) · ν (L − (1 − e^{−λL})/λ) with L = T/(K + 1). The stretches of
+    /// `knows: rates` give at most that, and less by at most 2ν · stretch a reload.
+    @Test(arguments: [0, 1, 4, 9])
+    func evenReloadsAtConstantRates(k: Int) {
+        let hour = Double(Milliseconds.hour)
+        let nu = 6 / hour, lambda = 2 / hour, length: SimTime = 10 * Milliseconds.hour + 7 * Milliseconds.minute
+        let step: SimTime = 5 * Milliseconds.minute
+        var cuts = Array(stride(from: 0, to: length, by: Int(step)))
+        cuts.append(length)
+        let seg = PhoneBound.Segment(
+            member: 0, firstView: 0, start: 0, at: cuts.dropLast().map { lambda * Double($0) },
+            after: cuts.dropFirst().map { lambda * Double($0) },
+            weight: zip(cuts, cuts.dropFirst()).map { nu * Double($1 - $0) },
+            scale: zip(cuts, cuts.dropFirst()).map { -nu * expm1(-lambda * Double($1 - $0)) / lambda },
+            times: Array(cuts.dropLast()), reachable: 0, end: length)
+        let block = Double(length) / Double(k + 1)
+        let closed = Double(k + 1) * nu * (block + expm1(-lambda * block) / lambda)
+        let bound = PhoneBound(segments: [seg]).lagrangian(k).bound
+        #expect(bound <= closed + 1e-9, "bound \(bound) above the optimum \(closed)")
+        #expect(bound >= closed - 2 * Double(k) * nu * Double(step) - 1e-9, "bound \(bound) against \(closed)")
+        if k == 0 { #expect(abs(bound - closed) < 1e-9) }
     }
 
     /// Where the widget asks a minute after each reload and no push announces a change,
@@ -181,7 +232,7 @@ import WidgetSimKernel
         }
         var gaps: [Double] = [], bounds = 0.0, plans = 0.0
         for person in 0 ..< s.people {
-            let oracle = OracleBudget(perDay: 2, knowsRates: true)
+            let oracle = OracleBudget(perDay: 2, knows: .views)
             let c = try simulate(s, person: person, budget: oracle, ranking: StaticRanking())
             #expect(total(c, .charged) == 12 && oracle.plannedReloads == 12, "person \(person)")
             let e = oracle.expected!
@@ -205,7 +256,7 @@ import WidgetSimKernel
         s.people = 10
         var below = 0
         for person in 0 ..< s.people {
-            let oracle = OracleBudget(perDay: 1, knowsRates: true)
+            let oracle = OracleBudget(perDay: 1, knows: .views)
             let planRun = try simulate(s, person: person, budget: oracle, ranking: StaticRanking())
             let e = oracle.expected!
             #expect(e.bound > 0.5 * e.withoutCharges && e.bound < e.withoutCharges && e.bound <= e.plan + 1e-9)

@@ -1,5 +1,6 @@
 import Foundation
 import WidgetSimKernel
+import WidgetSimSampling
 
 /// What a budget that cannot read the future can reach at best (MODEL §4, "What a phone
 /// can reach"): a lower bound on the expected stale member views of every such budget
@@ -17,40 +18,62 @@ import WidgetSimKernel
 /// out over the segments with a price per reload (`lagrangian`), whose value is at most
 /// the least expected count with K reloads, `exact`'s.
 public struct PhoneBound: Sendable {
-    /// One member's time between free reloads: its views, and the first of them a
-    /// charged reload may reach.
+    /// One member's time between free reloads, cut into *points*, and the first of them
+    /// a charged reload may reach. A point is a view (when the views are known) or a
+    /// stretch of time (when only their rate is: `cellSegments`); a reload at a point
+    /// leaves it fresh and the later points stale from the level at its end.
     public struct Segment: Sendable {
         public var member: Int
-        /// The person's index of the segment's first view.
+        /// The person's index of the segment's first view (views), or 0 (stretches).
         public var firstView: Int
         /// Λ of the member from the run's start to 1 ms after the reload that opens the segment.
         public var start: Double
-        /// Per view of the segment: Λ to the view, and to 1 ms after it.
+        /// Per point: Λ to its start, and to its end (a view's end is 1 ms after it).
         public var at: [Double]
         public var after: [Double]
-        /// The first view (an index into `at`) at or after the member's first request
+        /// Per point, its expected stale views, stale from level L ≤ `at`, are
+        /// `weight` − `scale` · exp(−(at − L)): for a view both are 1; for a stretch
+        /// [a, b) of view rate ν and unannounced rate λ, ν(b − a) and ν(1 − e^{−λ(b−a)})/λ.
+        public var weight: [Double]
+        public var scale: [Double]
+        /// Per point its start time (a view's instant), the instant its reload is granted.
+        public var times: [SimTime]
+        /// The first point (an index into `at`) at or after the member's first request
         /// since the reload that opens the segment: no charged reload comes before it.
         public var reachable: Int
         /// Where the segment ends: the next free reload, or the run's end.
         public var end: SimTime
 
-        public init(member: Int, firstView: Int, start: Double, at: [Double], after: [Double], reachable: Int, end: SimTime) {
+        /// A segment of views.
+        public init(member: Int, firstView: Int, start: Double, at: [Double], after: [Double], reachable: Int, end: SimTime,
+                    times: [SimTime]? = nil) {
+            self.init(member: member, firstView: firstView, start: start, at: at, after: after,
+                      weight: Array(repeating: 1, count: at.count), scale: Array(repeating: 1, count: at.count),
+                      times: times ?? Array(repeating: 0, count: at.count), reachable: reachable, end: end)
+        }
+
+        public init(member: Int, firstView: Int, start: Double, at: [Double], after: [Double], weight: [Double],
+                    scale: [Double], times: [SimTime], reachable: Int, end: SimTime) {
             self.member = member
             self.firstView = firstView
             self.start = start
             self.at = at
             self.after = after
+            self.weight = weight
+            self.scale = scale
+            self.times = times
             self.reachable = reachable
             self.end = end
         }
 
         var count: Int { at.count }
 
-        /// The chance that the view `l` is stale when the member last reloaded at level `from`.
+        /// The expected stale views of point `l` when the member last reloaded at level
+        /// `from` (before the point).
         @inline(__always)
         func stale(_ l: Int, from: Double) -> Double {
-            let x = at[l] - from
-            return x > 0 ? -expm1(-x) : 0
+            let x = max(0, at[l] - from)
+            return (weight[l] - scale[l]) - scale[l] * expm1(-x)
         }
 
         /// Per row (the opening reload, then a reload at each reachable view), the
@@ -71,9 +94,11 @@ public struct PhoneBound: Sendable {
             }
             for i in reachable ..< n {
                 offsets.append(costs.count)
+                // The point reloaded at is fresh.
                 sum = 0
                 costs.append(0)
-                for l in i ..< n {
+                costs.append(0)
+                for l in i + 1 ..< n {
                     sum += stale(l, from: after[i])
                     costs.append(sum)
                 }
@@ -274,7 +299,7 @@ extension PhoneBound {
     /// Λ of member `w`'s changes that no push announces, from the run's start to each
     /// time: (1 − `push_fraction`) × its random rate, per local hour of `hours`.
     public struct Levels: Sendable {
-        let ends: [SimTime]
+        public let ends: [SimTime]
         let rates: [[Double]]
         let cumulative: [[Double]]
 
@@ -301,16 +326,117 @@ extension PhoneBound {
             self.cumulative = cumulative
         }
 
-        /// Λ of `w` from the run's start to `t`.
-        public func level(_ w: Int, _ t: SimTime) -> Double {
+        /// The span of the local hours that holds `t` (`ends.count` past the last).
+        func span(_ t: SimTime) -> Int {
             var lo = 0, hi = ends.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if ends[mid] <= t { lo = mid + 1 } else { hi = mid }
             }
-            guard lo < ends.count else { return cumulative[w][ends.count] }
-            let start: SimTime = lo > 0 ? ends[lo - 1] : 0
-            return cumulative[w][lo] + rates[w][lo] * Double(t - start)
+            return lo
         }
+
+        /// Λ of `w` from the run's start to `t`.
+        public func level(_ w: Int, _ t: SimTime) -> Double {
+            let k = span(t)
+            guard k < ends.count else { return cumulative[w][ends.count] }
+            let start: SimTime = k > 0 ? ends[k - 1] : 0
+            return cumulative[w][k] + rates[w][k] * Double(t - start)
+        }
+
+        /// The rate (per ms) of `w`'s changes no push announces at `t`.
+        public func rate(_ w: Int, _ t: SimTime) -> Double {
+            let k = span(t)
+            return k < ends.count ? rates[w][k] : 0
+        }
+    }
+
+    /// The person's rate of views (per ms): the person's own views a day (the world's
+    /// draw, made again from its stream) over the local hours of the view profile, and
+    /// the glances while in StandBy (MODEL §2); what a phone could know of its views at
+    /// best, short of when they come.
+    public struct ViewRate: Sendable {
+        let levels: Levels
+        let hourly: [Double]
+        let standBy: [(start: SimTime, end: SimTime)]
+        let glance: Double
+
+        public init(world: PersonWorld, scenario s: Scenario, levels: Levels, hours: LocalHours) {
+            let draws = RandomStream(kind: s.generator, key: StreamKey(
+                seed: s.seed, replication: world.replication, person: world.person, process: StreamProcess.personRates))
+            let perDay = draws.gamma(mean: s.person.viewsPerDay.mean, cv: s.person.viewsPerDay.cv)
+            let byHour = LocalHourRate.hourlyRate(meanPerDay: perDay, hourWeights: s.person.viewProfile)
+            hourly = hours.spans.map { byHour[Int($0.hour)] }
+            standBy = Array(zip(world.standByStarts, world.standByEnds))
+            glance = (s.person.standBy?.viewsPerHour ?? 0) / Double(Milliseconds.hour)
+            self.levels = levels
+        }
+
+        /// Where the rate may change: the ends of the local hours and the StandBy periods' bounds.
+        var changes: [SimTime] {
+            (levels.ends + standBy.flatMap { [$0.start, $0.end] }).sorted()
+        }
+
+        /// The rate at `t`.
+        public func rate(_ t: SimTime) -> Double {
+            let k = levels.span(t)
+            let inStandBy = standBy.contains { $0.start <= t && t < $0.end }
+            return (k < hourly.count ? hourly[k] : 0) + (inStandBy ? glance : 0)
+        }
+    }
+
+    /// The segments of the members in `members` when only the rate of views is known
+    /// (`views`): each segment, from 1 ms after its opening reload to its end, cut into
+    /// stretches at every `step` of the run's clock, at the first request, and wherever
+    /// the rate of views or of changes changes; a reload anywhere in a stretch is taken
+    /// to leave the whole stretch fresh and the rest stale from the stretch's end, which
+    /// is at most what any reload in it leaves. Otherwise as `segments`.
+    public static func cellSegments(
+        members: [Int], free: (Int) -> [SimTime], requests: (Int) -> [SimTime], added: (Int) -> SimTime,
+        end: SimTime, step: SimTime, levels: Levels, views: ViewRate
+    ) -> [Segment] {
+        var result: [Segment] = []
+        let changes = views.changes
+        for m in members {
+            let from = added(m)
+            let opens = [from] + free(m).filter { $0 > from && $0 < end }
+            let asks = requests(m)
+            var q = 0
+            for (k, open) in opens.enumerated() {
+                let close = k + 1 < opens.count ? opens[k + 1] : end
+                let first = open + 1
+                guard close > first else { continue }
+                while q < asks.count && asks[q] < open { q += 1 }
+                let ask: SimTime? = q < asks.count && asks[q] < close ? max(asks[q], first) : nil
+                // The cuts: the clock's steps, the rates' changes, the first request.
+                var cuts: [SimTime] = [first]
+                var t = (first / step + 1) * step
+                var c = 0
+                while c < changes.count && changes[c] <= first { c += 1 }
+                while true {
+                    let next = min(t, c < changes.count ? changes[c] : .max, close)
+                    if let ask, ask > cuts.last!, ask < next { cuts.append(ask) }
+                    if next >= close { break }
+                    if next > cuts.last! { cuts.append(next) }
+                    if next == t { t += step }
+                    while c < changes.count && changes[c] <= next { c += 1 }
+                }
+                cuts.append(close)
+                var at: [Double] = [], after: [Double] = [], weight: [Double] = [], scale: [Double] = []
+                var reach = cuts.count - 1
+                for (a, b) in zip(cuts, cuts.dropFirst()) {
+                    let nu = views.rate(a), lambda = levels.rate(m, a), length = Double(b - a)
+                    if let ask, a >= ask, reach == cuts.count - 1 { reach = at.count }
+                    at.append(levels.level(m, a))
+                    after.append(levels.level(m, b))
+                    weight.append(nu * length)
+                    scale.append(lambda > 0 ? -nu * expm1(-lambda * length) / lambda : nu * length)
+                }
+                result.append(Segment(
+                    member: m, firstView: 0, start: levels.level(m, first), at: at, after: after, weight: weight,
+                    scale: scale, times: Array(cuts.dropLast()), reachable: reach, end: close))
+            }
+        }
+        return result
     }
 }
