@@ -60,18 +60,10 @@ import WidgetSimKernel
     static func bruteForce(_ f: Facts, members: [Int], _ levels: PhoneBound.Levels, k: Int, end: SimTime) -> Double {
         var candidates: [(w: Int, t: SimTime)] = []
         for w in members { for t in instants(f, member: w, end: end) { candidates.append((w, t)) } }
-        var chosen: [[SimTime]] = Array(repeating: [], count: f.free.count)
         var best = Double.infinity
-        func visit(_ from: Int, _ left: Int) {
+        OracleBudgetTests.everyChoice(of: candidates, atMost: k, widgets: f.free.count) { chosen in
             best = min(best, expected(f, members: members, levels, chosen: chosen))
-            guard left > 0 else { return }
-            for j in from ..< candidates.count {
-                chosen[candidates[j].w].append(candidates[j].t)
-                visit(j + 1, left - 1)
-                chosen[candidates[j].w].removeLast()
-            }
         }
-        visit(0, k)
         return best
     }
 

@@ -255,6 +255,27 @@ public struct PhoneBound: Sendable {
 }
 
 extension PhoneBound {
+    /// Each member's segments, in order: the member's start (`added`) and each free
+    /// reload after it open one, which lasts to the next or to `end`; with the first
+    /// request since it (a reload drops any request before it), when one comes before
+    /// the segment ends.
+    static func forEachSegment(
+        members: [Int], free: (Int) -> [SimTime], requests: (Int) -> [SimTime], added: (Int) -> SimTime,
+        end: SimTime, _ body: (_ member: Int, _ open: SimTime, _ close: SimTime, _ firstRequest: SimTime?) -> Void
+    ) {
+        for m in members {
+            let from = added(m)
+            let opens = [from] + free(m).filter { $0 > from && $0 < end }
+            let asks = requests(m)
+            var q = 0
+            for (k, open) in opens.enumerated() {
+                let close = k + 1 < opens.count ? opens[k + 1] : end
+                while q < asks.count && asks[q] < open { q += 1 }
+                body(m, open, close, q < asks.count && asks[q] < close ? asks[q] : nil)
+            }
+        }
+    }
+
     /// The segments of a person: `views` in time order; per member, its free reloads and
     /// the requests it made when every one was refused (each in time order), when it was
     /// added, and Λ of its changes no push announces (`level(member, t)`, from the run's
@@ -273,25 +294,14 @@ extension PhoneBound {
             }
             return lo
         }
-        for m in members {
-            let from = added(m)
-            // The segments open at the member's start and at each free reload after it.
-            let opens = [from] + free(m).filter { $0 > from && $0 < end }
-            let asks = requests(m)
-            var q = 0
-            for (k, open) in opens.enumerated() {
-                let close = k + 1 < opens.count ? opens[k + 1] : end
-                let a = firstView(atOrAfter: open), b = firstView(atOrAfter: close)
-                guard b > a else { continue }
-                // The first request since the opening reload (a free reload at the
-                // segment's start drops any request before it).
-                while q < asks.count && asks[q] < open { q += 1 }
-                let reach = q < asks.count && asks[q] < close ? firstView(atOrAfter: asks[q]) - a : b - a
-                result.append(Segment(
-                    member: m, firstView: a, start: level(m, open + 1),
-                    at: (a ..< b).map { level(m, views[$0]) }, after: (a ..< b).map { level(m, views[$0] + 1) },
-                    reachable: min(reach, b - a), end: close))
-            }
+        forEachSegment(members: members, free: free, requests: requests, added: added, end: end) { m, open, close, ask in
+            let a = firstView(atOrAfter: open), b = firstView(atOrAfter: close)
+            guard b > a else { return }
+            let reach = ask.map { firstView(atOrAfter: $0) - a } ?? b - a
+            result.append(Segment(
+                member: m, firstView: a, start: level(m, open + 1),
+                at: (a ..< b).map { level(m, views[$0]) }, after: (a ..< b).map { level(m, views[$0] + 1) },
+                reachable: min(reach, b - a), end: close))
         }
         return result
     }
@@ -397,45 +407,37 @@ extension PhoneBound {
     ) -> [Segment] {
         var result: [Segment] = []
         let changes = views.changes
-        for m in members {
-            let from = added(m)
-            let opens = [from] + free(m).filter { $0 > from && $0 < end }
-            let asks = requests(m)
-            var q = 0
-            for (k, open) in opens.enumerated() {
-                let close = k + 1 < opens.count ? opens[k + 1] : end
-                let first = open + 1
-                guard close > first else { continue }
-                while q < asks.count && asks[q] < open { q += 1 }
-                let ask: SimTime? = q < asks.count && asks[q] < close ? max(asks[q], first) : nil
-                // The cuts: the clock's steps, the rates' changes, the first request.
-                var cuts: [SimTime] = [first]
-                var t = (first / step + 1) * step
-                var c = 0
-                while c < changes.count && changes[c] <= first { c += 1 }
-                while true {
-                    let next = min(t, c < changes.count ? changes[c] : .max, close)
-                    if let ask, ask > cuts.last!, ask < next { cuts.append(ask) }
-                    if next >= close { break }
-                    if next > cuts.last! { cuts.append(next) }
-                    if next == t { t += step }
-                    while c < changes.count && changes[c] <= next { c += 1 }
-                }
-                cuts.append(close)
-                var at: [Double] = [], after: [Double] = [], weight: [Double] = [], scale: [Double] = []
-                var reach = cuts.count - 1
-                for (a, b) in zip(cuts, cuts.dropFirst()) {
-                    let nu = views.rate(a), lambda = levels.rate(m, a), length = Double(b - a)
-                    if let ask, a >= ask, reach == cuts.count - 1 { reach = at.count }
-                    at.append(levels.level(m, a))
-                    after.append(levels.level(m, b))
-                    weight.append(nu * length)
-                    scale.append(lambda > 0 ? -nu * expm1(-lambda * length) / lambda : nu * length)
-                }
-                result.append(Segment(
-                    member: m, firstView: 0, start: levels.level(m, first), at: at, after: after, weight: weight,
-                    scale: scale, times: Array(cuts.dropLast()), reachable: reach, end: close))
+        forEachSegment(members: members, free: free, requests: requests, added: added, end: end) { m, open, close, request in
+            let first = open + 1
+            guard close > first else { return }
+            let ask = request.map { max($0, first) }
+            // The cuts: the clock's steps, the rates' changes, the first request.
+            var cuts: [SimTime] = [first]
+            var t = (first / step + 1) * step
+            var c = 0
+            while c < changes.count && changes[c] <= first { c += 1 }
+            while true {
+                let next = min(t, c < changes.count ? changes[c] : .max, close)
+                if let ask, ask > cuts.last!, ask < next { cuts.append(ask) }
+                if next >= close { break }
+                if next > cuts.last! { cuts.append(next) }
+                if next == t { t += step }
+                while c < changes.count && changes[c] <= next { c += 1 }
             }
+            cuts.append(close)
+            var at: [Double] = [], after: [Double] = [], weight: [Double] = [], scale: [Double] = []
+            var reach = cuts.count - 1
+            for (a, b) in zip(cuts, cuts.dropFirst()) {
+                let nu = views.rate(a), lambda = levels.rate(m, a), length = Double(b - a)
+                if let ask, a >= ask, reach == cuts.count - 1 { reach = at.count }
+                at.append(levels.level(m, a))
+                after.append(levels.level(m, b))
+                weight.append(nu * length)
+                scale.append(lambda > 0 ? -nu * expm1(-lambda * length) / lambda : nu * length)
+            }
+            result.append(Segment(
+                member: m, firstView: 0, start: levels.level(m, first), at: at, after: after, weight: weight,
+                scale: scale, times: Array(cuts.dropLast()), reachable: reach, end: close))
         }
         return result
     }
