@@ -10,11 +10,16 @@ import WidgetSimScenario
 struct Bound: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Per person, the fewest stale member views a budget that cannot read the future can expect.",
-        discussion: "For each budget `oracle` with `knows: views` or `knows: rates` in the scenario, under each ranking, one CSV row "
-            + "per replication and person: the member views, the person's charged reloads K, the bound on the expected "
-            + "stale member views from content changes no push announces (no budget without the future expects fewer "
-            + "with K), what the bound's own plan expects and charges, what no charged reload leaves, and the stale "
-            + "member views the plan's run counted (MODEL §4, \"What a phone can reach\").")
+        usage: "widgetsim bound <scenario> [<options>]",
+        discussion: """
+        For each budget `oracle` with `knows: views` or `knows: rates` in the
+        scenario, under each ranking, one CSV row per replication and person: the
+        member views, the person's charged reloads K, the bound on the expected stale
+        member views from content changes no push announces (no budget without the
+        future expects fewer with K), what the bound's own plan expects and charges,
+        what no charged reload leaves, and the stale member views the plan's run
+        counted (MODEL §4, "What a phone can reach").
+        """)
 
     @Argument(help: "The scenario file.")
     var scenario: String
@@ -23,12 +28,12 @@ struct Bound: ParsableCommand {
     var out: String?
 
     @Option(help: ArgumentHelp(
-        "Also write, per person, the least expected stale member views plus a price per charged reload, and the reloads that least takes, at prices from 0 to 100 stale views a reload, to this CSV: summed over people at one price, less the price times the people's reloads together, a bound for budgets that spread those reloads over people as they like.",
+        "Also write, per person, the least expected stale member views plus a price per charged reload, and the reloads that least takes, at prices from 0 to 100 stale views a reload, to this CSV: summed over people at one price, less the price times the people's reloads together, a bound for budgets that spread those reloads over people as they like. (default: not written)",
         valueName: "file"))
     var prices: String?
 
     @Option(name: .customLong("plan-hours"), help: ArgumentHelp(
-        "Also write the reloads the plans grant, summed over people, per budget, ranking, widget and local hour, to this CSV.",
+        "Also write the reloads the plans grant, summed over people, per budget, ranking, widget and local hour, to this CSV. (default: not written)",
         valueName: "file"))
     var planHours: String?
 
