@@ -25,7 +25,7 @@ struct WidgetSimCommand: ParsableCommand {
         columns in docs/SCHEMA.md.
         """,
         version: versionText,
-        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Calibrate.self, Log.self, Policies.self])
+        subcommands: [Run.self, Report.self, Batch.self, Merge.self, Compare.self, Validate.self, Calibrate.self, Log.self, Policies.self, Bound.self])
 
     /// `widgetsim --version`: the version and the commit the binary was built from.
     static var versionText: String {

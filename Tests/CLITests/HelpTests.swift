@@ -9,7 +9,7 @@ import Testing
     static let commands: [(arguments: [String], type: any ParsableCommand.Type)] = [
         ([], WidgetSimCommand.self), (["run"], Run.self), (["report"], Report.self), (["batch"], Batch.self), (["merge"], Merge.self),
         (["compare"], Compare.self), (["validate"], Validate.self), (["calibrate"], Calibrate.self), (["log"], Log.self),
-        (["policies"], Policies.self),
+        (["policies"], Policies.self), (["bound"], Bound.self),
     ]
 
     func help(_ arguments: [String], columns: Int = 80) throws -> String {

@@ -71,19 +71,27 @@ import WidgetSimKernel
             for t in Set(f.changes[w] + f.views).sorted() { candidates.append((w, t)) }
         }
         var best = Int.max
-        var chosen: [[SimTime]] = Array(repeating: [], count: f.changes.count)
-        func visit(_ from: Int, _ left: Int) {
-            let total = f.changes.indices.reduce(0) { $0 + stale(f, widget: $1, extra: chosen[$1]) }
-            best = min(best, total)
+        everyChoice(of: candidates, atMost: k, widgets: f.changes.count) { chosen in
+            best = min(best, f.changes.indices.reduce(0) { $0 + stale(f, widget: $1, extra: chosen[$1]) })
+        }
+        return best
+    }
+
+    /// Calls `body` with every choice of at most `k` of `candidates`, as each widget's
+    /// chosen instants.
+    static func everyChoice(of candidates: [(w: Int, t: SimTime)], atMost k: Int, widgets: Int,
+                            _ body: ([[SimTime]]) throws -> Void) rethrows {
+        var chosen: [[SimTime]] = Array(repeating: [], count: widgets)
+        func visit(_ from: Int, _ left: Int) throws {
+            try body(chosen)
             guard left > 0 else { return }
             for j in from ..< candidates.count {
                 chosen[candidates[j].w].append(candidates[j].t)
-                visit(j + 1, left - 1)
+                try visit(j + 1, left - 1)
                 chosen[candidates[j].w].removeLast()
             }
         }
-        visit(0, k)
-        return best
+        try visit(0, k)
     }
 
     /// A budget that grants a request of an instance only at one of its listed instants:
@@ -110,18 +118,10 @@ import WidgetSimKernel
             for t in Set(f.changes[w] + f.requests[w]).sorted() { candidates.append((w, t)) }
         }
         var best = Int64.max
-        var chosen: [[SimTime]] = Array(repeating: [], count: f.changes.count)
-        func visit(_ from: Int, _ left: Int) throws {
+        try everyChoice(of: candidates, atMost: k, widgets: f.changes.count) { chosen in
             let c = try simulate(s, person: person, budget: Scripted(chosen), ranking: StaticRanking())
             best = min(best, total(c, .staleMemberViews))
-            guard left > 0 else { return }
-            for j in from ..< candidates.count {
-                chosen[candidates[j].w].append(candidates[j].t)
-                try visit(j + 1, left - 1)
-                chosen[candidates[j].w].removeLast()
-            }
         }
-        try visit(0, k)
         return best
     }
 

@@ -22,20 +22,61 @@ import WidgetSimKernel
 /// not reach) and taps (interaction reloads, which depend on the ranking) are outside
 /// the plan: on members with predictable content the ceiling's own counts can exceed the
 /// bound it plans.
+///
+/// With `knows: views` or `knows: rates` it is a bound of the budgets that cannot read
+/// the future (MODEL §4, "What a phone can reach"): it reads the free reloads and
+/// requests of the rehearsal but of the content only its rates, and of the views every
+/// one (`views`) or only their rate (`rates`, bar the interactive members, whose taps
+/// come at views); it plans the K reloads that leave the fewest stale member views
+/// expected from the changes no push announces (`PhoneBound`), keeps that expectation
+/// and its bound, and grants at the planned views or stretches.
 public final class OracleBudget: FutureReadingBudget {
     public static let perDay = ParameterSpec(
         "per_day", .number(0 ... 10_000), default: .number(5),
         "charged reloads per instance-day (fractional allowed): K = ⌊per_day × instances × days⌋ a person")
+    public static let knows = ParameterSpec(
+        "knows", .choice(["changes", "views", "rates"]), default: .text("changes"),
+        "`changes`: every random change and view (the ceiling); `views`: every view, but of the changes only their "
+            + "rates and pushes' share; `rates`: only the rates of both (bounds of budgets without the future)")
+
+    public static let stretch = ParameterSpec(
+        "stretch", .duration(minimumMs: Milliseconds.second), default: .duration(5 * Milliseconds.minute),
+        "`knows: rates`: the stretches time is cut into; a shorter one gives a higher bound and costs more")
+
+    /// What the budget knows of the person's future besides the free reloads and requests.
+    public enum Knowledge: String, Sendable {
+        /// Every random change and view: the ceiling.
+        case changes
+        /// Every view, and the rates of the changes no push announces.
+        case views
+        /// The rates of views and of the changes no push announces.
+        case rates
+    }
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "oracle",
         summary: "Knows every future view and content change: with per_day charged reloads per instance-day, grants each member's own requests at the random changes whose intervals hold the most views (reads the ground truth): the ceiling, not a real policy.",
         source: "a bound on the stale member views of every budget at that cost, reached where the plan allows (MODEL §4, the budget ceiling)",
         refusals: [.quotaExhausted, .notYetReleased],
-        parameters: [perDay],
-        make: { p in OracleBudget(perDay: p.number(OracleBudget.perDay)) })
+        parameters: [perDay, knows, stretch],
+        make: { p in
+            OracleBudget(perDay: p.number(OracleBudget.perDay), knows: Knowledge(rawValue: p.text(OracleBudget.knows)) ?? .changes,
+                         stretchMs: p.duration(OracleBudget.stretch))
+        })
 
     public let perDay: Double
+    public let knows: Knowledge
+    /// The length of the stretches time is cut into under `knows: rates`.
+    public let stretchMs: SimTime
+    /// With `knows: views` or `rates`, for the person last planned: the bound on the expected stale
+    /// member views of every budget without the future (changes no push announces),
+    /// what its own plan expects (at least the bound), and what no charged reload leaves.
+    public private(set) var expected: (bound: Double, plan: Double, withoutCharges: Double)?
+    /// With `knows: views` or `rates`: the person's problem last planned, for its answers at other prices.
+    public private(set) var phoneBound: PhoneBound?
+
+    /// Per instance, the instants its plan for the person last planned grants at.
+    public var plannedInstants: [[SimTime]] { planned.map { $0.map(\.time) } }
     public var rehearsing = false
     /// Per instance, the free reload times and the charged request times seen in the
     /// rehearsal, in time order.
@@ -52,9 +93,12 @@ public final class OracleBudget: FutureReadingBudget {
     public private(set) var plannedReloads = 0
     public private(set) var plannedSavedViews = 0
 
-    public init(perDay: Double) {
+    public init(perDay: Double, knows: Knowledge = .changes, stretchMs: SimTime = 5 * Milliseconds.minute) {
         precondition(perDay >= 0, "per_day must not be negative")
+        precondition(stretchMs > 0, "stretch must be positive")
         self.perDay = perDay
+        self.knows = knows
+        self.stretchMs = stretchMs
     }
 
     public func begin(instances: Int) {
@@ -109,6 +153,10 @@ public final class OracleBudget: FutureReadingBudget {
     public func plan(world: PersonWorld, scenario: Scenario) {
         let widgets = scenario.widgets.count
         Self.clear(&planned, count: widgets)
+        if knows != .changes {
+            planFromRates(world: world, scenario: scenario)
+            return
+        }
         candidates.removeAll(keepingCapacity: true)
         let end = scenario.durationMs
         let views = world.views
@@ -157,5 +205,48 @@ public final class OracleBudget: FutureReadingBudget {
             plannedSavedViews += candidates[j].value
         }
         for w in 0 ..< widgets { planned[w].sort { $0.time < $1.time } }
+    }
+}
+
+extension OracleBudget {
+    /// `knows: views` or `rates`: the plan of `PhoneBound` with the person's K, read from
+    /// the rehearsal's free reloads and requests, the content's rates (never its
+    /// changes) and the views (`views`; under `rates` only for interactive members, whose
+    /// taps at views are free reloads) or their rate. Each planned reload is granted at
+    /// its view or the start of its stretch, to the first request from there before the
+    /// member's next planned reload or free reload.
+    func planFromRates(world: PersonWorld, scenario: Scenario) {
+        let end = scenario.durationMs
+        let levels = PhoneBound.Levels(hours: world.hours, scenario: scenario)
+        let times = Array(world.views.lazy.map(\.time).filter { $0 < end })
+        let members = scenario.stack.members.filter { scenario.widgets[$0].content.randomPerDay > 0 }
+        let free: (Int) -> [SimTime] = { $0 < self.freeReloads.count ? self.freeReloads[$0] : [] }
+        let asks: (Int) -> [SimTime] = { $0 < self.requests.count ? self.requests[$0] : [] }
+        let added: (Int) -> SimTime = { scenario.widgets[$0].addedAfterMs ?? 0 }
+        let seen = knows == .views ? members : members.filter { scenario.widgets[$0].interactive }
+        var segments = PhoneBound.segments(
+            views: times, members: seen, free: free, requests: asks, added: added, end: end, level: levels.level)
+        for k in segments.indices { segments[k].times = segments[k].at.indices.map { times[segments[k].firstView + $0] } }
+        if knows == .rates {
+            let rate = PhoneBound.ViewRate(world: world, scenario: scenario, levels: levels, hours: world.hours)
+            segments += PhoneBound.cellSegments(
+                members: members.filter { !scenario.widgets[$0].interactive }, free: free, requests: asks, added: added,
+                end: end, step: stretchMs, levels: levels, views: rate)
+        }
+        let bound = PhoneBound(segments: segments)
+        let k = Self.reloads(perDay: perDay, instances: scenario.widgets.count, days: scenario.days)
+        let result = bound.lagrangian(k)
+        phoneBound = bound
+        expected = (result.bound, result.planStale, bound.withoutCharges)
+        plannedReloads = result.planReloads
+        plannedSavedViews = 0
+        for (s, chosen) in result.plan.enumerated() {
+            let seg = bound.segments[s]
+            for (n, i) in chosen.enumerated() {
+                let until = n + 1 < chosen.count ? seg.times[chosen[n + 1]] : seg.end
+                planned[seg.member].append((seg.times[i], until))
+            }
+        }
+        for w in planned.indices { planned[w].sort { $0.time < $1.time } }
     }
 }

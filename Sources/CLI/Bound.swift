@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import WidgetSimModel
+import WidgetSimScenario
+
+/// `widgetsim bound`: per person, the bound of MODEL §4 ("What a phone can reach") for
+/// each `oracle` budget of the scenario with `knows: views` or `knows: rates`, under
+/// each ranking: the fewest stale member views any budget without the future can expect
+/// at that cost.
+struct Bound: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Per person, the fewest stale member views a budget that cannot read the future can expect.",
+        usage: "widgetsim bound <scenario> [<options>]",
+        discussion: """
+        For each budget `oracle` with `knows: views` or `knows: rates` in the
+        scenario, under each ranking, one CSV row per replication and person: the
+        member views, the person's charged reloads K, the bound on the expected stale
+        member views from content changes no push announces (no budget without the
+        future expects fewer with K), what the bound's own plan expects and charges,
+        what no charged reload leaves, and the stale member views the plan's run
+        counted (MODEL §4, "What a phone can reach").
+        """)
+
+    @Argument(help: "The scenario file.")
+    var scenario: String
+
+    @Option(help: ArgumentHelp("Write the CSV to this file. (default: standard output)", valueName: "file"))
+    var out: String?
+
+    @Option(help: ArgumentHelp(
+        "Also write, per person, the least expected stale member views plus a price per charged reload, and the reloads that least takes, at prices from 0 to 100 stale views a reload, to this CSV: summed over people at one price, less the price times the people's reloads together, a bound for budgets that spread those reloads over people as they like. (default: not written)",
+        valueName: "file"))
+    var prices: String?
+
+    @Option(name: .customLong("plan-hours"), help: ArgumentHelp(
+        "Also write the reloads the plans grant, summed over people, per budget, ranking, widget and local hour, to this CSV. (default: not written)",
+        valueName: "file"))
+    var planHours: String?
+
+    /// The prices `--prices` answers at: 0, then 120 from 0.001 to 100, evenly apart on a log scale.
+    static let priceGrid = [0.0] + (0 ..< 120).map { pow(10, -3 + 5 * Double($0) / 119) }
+
+    static let header = "budget,ranking,replication,person,member_views,reloads_allowed,reloads_planned,"
+        + "stale_member_views_bound,stale_member_views_plan,stale_member_views_without_charges,stale_member_views_counted"
+
+    func run() throws {
+        let s: Scenario
+        do {
+            s = try ScenarioLoader.load(path: scenario, policies: WidgetSimCLI.policies)
+        } catch {
+            printError(error.description)
+            throw ExitCode(2)
+        }
+        let budgets = s.budgets.filter { b in
+            ((s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget)?.knows ?? .changes) != .changes
+        }
+        guard !budgets.isEmpty else {
+            printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: views` or `knows: rates`, the budgets this bound is made for")
+            throw ExitCode(2)
+        }
+        var lines = [Self.header]
+        var priceLines = ["budget,ranking,replication,person,price,priced_stale_member_views,reloads"]
+        var hourLines = ["budget,ranking,widget,hour,planned_reloads"]
+        let builder = try WorldBuilder(scenario: s)
+        let end = s.durationMs
+        for b in budgets {
+            for r in s.rankings {
+                guard let oracle = s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget,
+                      let ranking = s.policies.ranking(named: r.name)?.make(r.parameters) else { continue }
+                let engine = PersonEngine(scenario: s, budget: oracle, ranking: ranking)
+                let k = OracleBudget.reloads(perDay: oracle.perDay, instances: s.widgets.count, days: s.days)
+                var byHour = Array(repeating: Array(repeating: 0, count: 24), count: s.widgets.count)
+                for replication in 0 ..< s.replications {
+                    for person in 0 ..< s.people {
+                        let world = builder.build(person: person, replication: replication)
+                        let counts = engine.run(world)
+                        guard let e = oracle.expected else { continue }
+                        let memberViews = s.stack.members.reduce(0) { sum, w in
+                            let added = s.widgets[w].addedAfterMs ?? 0
+                            return sum + world.views.lazy.filter { $0.time >= added && $0.time < end }.count
+                        }
+                        var counted: Int64 = 0
+                        for d in 0 ..< counts.days {
+                            for w in 0 ..< counts.widgets { counted += counts[d, widget: w, .staleMemberViews] }
+                        }
+                        lines.append([b.label, r.label, "\(replication)", "\(person)", "\(memberViews)", "\(k)",
+                                      "\(oracle.plannedReloads)", String(format: "%.4f", e.bound),
+                                      String(format: "%.4f", e.plan), String(format: "%.4f", e.withoutCharges),
+                                      "\(counted)"].joined(separator: ","))
+                        for (w, instants) in oracle.plannedInstants.enumerated() where w < byHour.count {
+                            for t in instants { byHour[w][world.clock.hourAndWeekday(t).hour] += 1 }
+                        }
+                        if prices != nil, let bound = oracle.phoneBound {
+                            for mu in Self.priceGrid {
+                                let p = bound.priced(mu: mu)
+                                priceLines.append([b.label, r.label, "\(replication)", "\(person)", String(format: "%.6g", mu),
+                                                   String(format: "%.4f", p.value), "\(p.reloads)"].joined(separator: ","))
+                            }
+                        }
+                    }
+                }
+                for (w, hours) in byHour.enumerated() {
+                    for (h, n) in hours.enumerated() { hourLines.append("\(b.label),\(r.label),\(s.widgets[w].id),\(h),\(n)") }
+                }
+            }
+        }
+        if let planHours { try Self.write(hourLines, to: planHours) }
+        if let prices { try Self.write(priceLines, to: prices) }
+        if let out {
+            try Self.write(lines, to: out)
+        } else {
+            print(lines.joined(separator: "\n"))
+        }
+    }
+
+    static func write(_ lines: [String], to path: String) throws {
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            printError("widgetsim: cannot write \(path): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// `widgetsim bound`: one row per person for each `oracle` that knows only rates or
+/// views, the bound no higher than its plan's expectation nor than no charged reload;
+/// a scenario with no such budget is refused with the file and what was expected.
+@Suite struct BoundTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// tiny.yaml with `budgets` replaced by `budgets`.
+    static func scenario(budgets: String, in folder: URL) throws -> String {
+        let tiny = try String(contentsOf: root.appendingPathComponent("scenarios/tiny.yaml"), encoding: .utf8)
+        let head = tiny.components(separatedBy: "\nbudgets:")[0]
+        let text = head + "\nbudgets:\n" + budgets + "\nrankings:\n  - static\n"
+        let path = folder.appendingPathComponent("bound.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func oneRowAPersonForEachBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.scenario(budgets: """
+              - {policy: oracle, label: seen, knows: views, per_day: 2}
+              - {policy: oracle, label: rated, knows: rates, per_day: 2}
+              - unlimited
+            """, in: folder)
+        let outcome = try widgetsim(["bound", path])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(lines.first?.first == "budget" && lines.count == 1 + 2 * 3)
+        for row in lines.dropFirst() {
+            let bound = Double(row[7])!, plan = Double(row[8])!, none = Double(row[9])!
+            #expect(["seen", "rated"].contains(row[0]) && row[5] == "12" && Int(row[6])! <= 12)
+            #expect(bound <= plan + 1e-6 && plan <= none + 1e-6 && bound > 0, "\(row)")
+        }
+    }
+
+    @Test func aScenarioWithoutTheBoundIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.scenario(budgets: "  - unlimited\n  - {policy: oracle, per_day: 2}", in: folder)
+        let outcome = try widgetsim(["bound", path])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains(path) && outcome.stderr.contains("knows: rates"), "\(outcome.stderr)")
+    }
+}
