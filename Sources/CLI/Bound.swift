@@ -44,6 +44,7 @@ struct Bound: ParsableCommand {
         + "stale_member_views_bound,stale_member_views_plan,stale_member_views_without_charges,stale_member_views_counted"
 
     func run() throws {
+        try checkOutputs()
         let s: Scenario
         do {
             s = try ScenarioLoader.load(path: scenario, policies: WidgetSimCLI.policies)
@@ -63,6 +64,10 @@ struct Bound: ParsableCommand {
         var hourLines = ["budget,ranking,widget,hour,planned_reloads"]
         let builder = try WorldBuilder(scenario: s)
         let end = s.durationMs
+        // Progress on stderr every 10 s: a person takes seconds, a study's people minutes.
+        let total = budgets.count * s.rankings.count * s.replications * s.people
+        var done = 0
+        var lastReport = Date()
         for b in budgets {
             for r in s.rankings {
                 guard let oracle = s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget,
@@ -72,6 +77,11 @@ struct Bound: ParsableCommand {
                 var byHour = Array(repeating: Array(repeating: 0, count: 24), count: s.widgets.count)
                 for replication in 0 ..< s.replications {
                     for person in 0 ..< s.people {
+                        if Date().timeIntervalSince(lastReport) >= 10 {
+                            printError("widgetsim: progress: bound: \(done) of \(total) people done")
+                            lastReport = Date()
+                        }
+                        done += 1
                         let world = builder.build(person: person, replication: replication)
                         let counts = engine.run(world)
                         guard let e = oracle.expected else { continue }
@@ -110,6 +120,34 @@ struct Bound: ParsableCommand {
             try Self.write(lines, to: out)
         } else {
             print(lines.joined(separator: "\n"))
+        }
+    }
+
+    /// Refuses, with status 2 and before anything runs, an output that is empty, a
+    /// folder, the scenario file itself, or the path of another output of this command:
+    /// each would be lost or would lose the scenario.
+    func checkOutputs() throws {
+        let outputs = [("--out", out), ("--prices", prices), ("--plan-hours", planHours)]
+            .compactMap { name, path in path.map { (name, $0) } }
+        var seen: [String: String] = [:]
+        var scenarioInfo = stat()
+        let scenarioExists = stat(scenario, &scenarioInfo) == 0
+        for (name, path) in outputs {
+            func refuse(_ why: String) -> ExitCode {
+                printError("widgetsim: bound: \(name) \(displayed(path)) \(why)")
+                return ExitCode(2)
+            }
+            if path.isEmpty { throw refuse("is empty; give it a file name") }
+            var info = stat()
+            if stat(path, &info) == 0 {
+                if info.st_mode & S_IFMT == S_IFDIR { throw refuse("is a folder; give it a file name") }
+                if scenarioExists, info.st_dev == scenarioInfo.st_dev, info.st_ino == scenarioInfo.st_ino {
+                    throw refuse("is the scenario file; give the output another name")
+                }
+            }
+            let key = resolved(URL(fileURLWithPath: path)).path
+            if let other = seen[key] { throw refuse("is also given to \(other); give each output a name of its own") }
+            seen[key] = name
         }
     }
 

@@ -47,4 +47,29 @@ import Testing
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains(path) && outcome.stderr.contains("knows: rates"), "\(outcome.stderr)")
     }
+
+    /// No output may be the scenario file, a folder, or another output of the same
+    /// command: each is refused before anything runs, and the scenario is left as it was.
+    @Test func outputsThatWouldLoseAFileAreRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.scenario(budgets: "  - {policy: oracle, knows: rates, per_day: 2}", in: folder)
+        let before = try String(contentsOfFile: path, encoding: .utf8)
+        let same = folder.appendingPathComponent("rows.csv").path
+        let cases: [([String], String)] = [
+            (["--out", path], "is the scenario file"),
+            (["--prices", folder.appendingPathComponent("./bound.yaml").path], "is the scenario file"),
+            (["--plan-hours", folder.path], "is a folder"),
+            (["--out", same, "--prices", same], "is also given to --out"),
+            (["--out", ""], "is empty"),
+        ]
+        for (options, why) in cases {
+            let outcome = try widgetsim(["bound", path] + options)
+            #expect(outcome.status == 2, "\(options): \(outcome.stderr)")
+            #expect(outcome.stderr.contains(why), "\(options): \(outcome.stderr)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == before)
+        }
+        #expect(!FileManager.default.fileExists(atPath: same))
+    }
 }
