@@ -1,6 +1,6 @@
 import Testing
 import WidgetSimKernel
-import WidgetSimModel
+@testable import WidgetSimModel
 
 // `predictive` with `spending: pooled`: one pool for the person, no larger than what
 // `ios_like` would have charged, spent where a reload keeps a member fresh for the most
@@ -118,5 +118,37 @@ private final class Deferrals {
         _ = driveTwo(try makePredictive(["spending": .text("views")]), days: 4, deferrals: byViews)
         #expect(byViews.count[1][.noViewExpected, default: 0] > 0, "\(byViews.count[1])")
         #expect(byViews.count[0][.belowThreshold] == nil && byViews.count[1][.belowThreshold] == nil, "\(byViews.count)")
+    }
+
+    /// A render that shows a change after a long quiet stretch does not blame the quiet
+    /// hours for it: an instance whose content changes every minute from 9:00 to 18:00 and
+    /// never at night, reloaded free at midnight, once in the night at a time that moves
+    /// from 1:50 to 8:50 day by day (showing nothing new), and at 9:10 and every hour after
+    /// until 18:10. Each interval from the night reload to 9:10 shows a change that came
+    /// after 9:00: the night hours' rate (0:00 to 8:00, the hours some quiet interval
+    /// covers) falls day by day, to less than a twentieth of the day's. Charging the change
+    /// to the hours after the night reload, at its hour's rate, leaves them near a fifth of
+    /// a change an hour.
+    @Test func aChangeAfterTheNightIsNotLearnedByTheNight() {
+        var pool = PooledSpending()
+        pool.reset(instances: 1)
+        pool.added(0, budget: 10)
+        var night: [Double] = []
+        func render(_ t: Int64, changed: Bool) {
+            pool.reloaded(0, charged: true, at: t)
+            pool.rendered(0, changed: changed, at: t)
+        }
+        for day in Int64(0) ..< 40 {
+            let midnight = day * bpDay
+            pool.forecast(day: day)
+            night.append((0 ..< 8).map { pool.changeRate(0, hour: $0) }.reduce(0, +) / 8)
+            pool.reloaded(0, charged: false, at: midnight)
+            pool.rendered(0, changed: false, at: midnight)
+            render(midnight + (1 + day % 8) * bpHour + 50 * bpMinute, changed: false)
+            for hour in Int64(9) ... 18 { render(midnight + hour * bpHour + 10 * bpMinute, changed: true) }
+        }
+        let day = (10 ..< 18).map { pool.changeRate(0, hour: $0) }.reduce(0, +) / 8
+        #expect(night[39] < 0.05 * day, "night \(night[39]) against day \(day)")
+        #expect(night[39] < 0.7 * night[10], "night \(night[10]) on day 10, \(night[39]) on day 39")
     }
 }
