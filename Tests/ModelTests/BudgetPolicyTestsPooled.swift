@@ -152,3 +152,32 @@ private final class Deferrals {
         #expect(night[39] < 0.7 * night[10], "night \(night[10]) on day 10, \(night[39]) on day 39")
     }
 }
+
+@Suite struct PooledFirstDayTests {
+    /// On the person's first day, with nothing learned yet, the pool grants a request only
+    /// within an hour of a stack view: the shadow `ios_like` has credit from 1:00 on (its
+    /// request an hour after the midnight reload), but a request at 1:00 or 4:00, before
+    /// anyone has looked, waits as `below_threshold`; one five minutes after a view at
+    /// 7:00 is granted, and one at 9:00, two hours after it, waits again.
+    @Test func theFirstDaySpendsOnlyWhileThePersonLooks() throws {
+        let policy = try makePredictive(["spending": .text("pooled")])
+        policy.begin(instances: 1)
+        policy.didReload(instance: 0, charged: false, at: 0)
+        policy.didRender(instance: 0, changed: false, at: 0)
+        for t in [bpHour, 4 * bpHour] {
+            guard case .deferUntil(_, let why) = policy.decide(instance: 0, reason: .timeline, at: t) else {
+                Issue.record("granted at \(t / bpHour):00, before any view")
+                continue
+            }
+            #expect(why == .belowThreshold)
+        }
+        policy.didView(instance: 0, at: 7 * bpHour)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 7 * bpHour + 5 * bpMinute) == .grant)
+        policy.didReload(instance: 0, charged: true, at: 7 * bpHour + 5 * bpMinute)
+        policy.didRender(instance: 0, changed: false, at: 7 * bpHour + 5 * bpMinute)
+        guard case .deferUntil = policy.decide(instance: 0, reason: .timeline, at: 9 * bpHour) else {
+            Issue.record("granted at 9:00, two hours after the last view")
+            return
+        }
+    }
+}
