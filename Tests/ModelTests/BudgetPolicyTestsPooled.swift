@@ -157,8 +157,9 @@ private final class Deferrals {
     /// On the person's first day, with nothing learned yet, the pool grants a request only
     /// within an hour of a stack view: the shadow `ios_like` has credit from 1:00 on (its
     /// request an hour after the midnight reload), but a request at 1:00 or 4:00, before
-    /// anyone has looked, waits as `below_threshold`; one five minutes after a view at
-    /// 7:00 is granted, and one at 9:00, two hours after it, waits again.
+    /// anyone has looked, waits as `below_threshold` (a push at 5:00 is granted: its
+    /// content changed); one five minutes after a view at 7:00 is granted, and one at
+    /// 9:00, two hours after it, waits again.
     @Test func theFirstDaySpendsOnlyWhileThePersonLooks() throws {
         let policy = try makePredictive(["spending": .text("pooled")])
         policy.begin(instances: 1)
@@ -171,6 +172,9 @@ private final class Deferrals {
             }
             #expect(why == .belowThreshold)
         }
+        #expect(policy.decide(instance: 0, reason: .background, at: 5 * bpHour) == .grant, "a push is granted")
+        policy.didReload(instance: 0, charged: true, at: 5 * bpHour)
+        policy.didRender(instance: 0, changed: true, at: 5 * bpHour)
         policy.didView(instance: 0, at: 7 * bpHour)
         #expect(policy.decide(instance: 0, reason: .timeline, at: 7 * bpHour + 5 * bpMinute) == .grant)
         policy.didReload(instance: 0, charged: true, at: 7 * bpHour + 5 * bpMinute)

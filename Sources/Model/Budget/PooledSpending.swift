@@ -35,8 +35,9 @@ import WidgetSimKernel
 ///   expected before its next change or free reload, every one of which counts the
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
 /// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
-///   first day, before any day to learn from, whenever the pool allows it within an hour
-///   of a stack view (not at night, before anyone has looked). Otherwise it
+///   first day, before any day to learn from, whenever the pool allows it for a push, an
+///   instance's first request or within an hour of a stack view (not at night, before
+///   anyone has looked). Otherwise it
 ///   is deferred `poll` (`below_threshold`: worth less than θ; `not_yet_released`:
 ///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
 ///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
@@ -355,8 +356,10 @@ struct PooledSpending {
                 if !known && !shadowBlocked[i] { advanceShadowFirst(i, at: now) }
             }
         }
-        // The first day, with nothing learned: spend while the person is looking.
-        let learning = daysSeen == 0 && lastView != .min && now - lastView <= Milliseconds.hour
+        // The first day, with nothing learned: a push, an instance's first request, or while
+        // the person is looking.
+        let looking = lastView != .min && now - lastView <= Milliseconds.hour
+        let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
         let worth = learning || gain(i, at: now) >= theta
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
