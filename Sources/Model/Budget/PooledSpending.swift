@@ -23,9 +23,9 @@ import WidgetSimKernel
 ///   it spans as expected for its first change τ given that τ came in the interval,
 ///   under the day's λ by hour: each hour's piece gets P(τ in the piece) changes and the
 ///   expected time of the piece before τ (so a change seen at 9:10 after a quiet night
-///   goes mostly to 9:00–9:10 once the night is known to be quiet). λ(h) = (changes + `change_prior` · λ̄) / (exposure hours +
-///   `change_prior`), λ̄ the instance's changes per exposure hour over all hours (one a
-///   day before any). Free reloads by hour, μ(h), are counted per day, the person's
+///   goes mostly to 9:00–9:10 once the night is known to be quiet). λ(h) = (changes +
+///   `change_prior` · λ̄) / (exposure hours + `change_prior`), λ̄ the instance's changes
+///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
 /// - A reload of instance i at t is worth G = P(stale) · W(t): P(stale) = 1 after a
@@ -187,7 +187,7 @@ struct PooledSpending {
     // MARK: - Observations
 
     mutating func viewed(_ i: Int, at now: SimTime) {
-        ownViews[i * 24 + hour(of: now)] += 1
+        ownViews[i * 24 + Self.hour(of: now)] += 1
         guard now != lastView else { return }
         lastView = now
         let day = DailyViewCounts.day(of: now)
@@ -251,8 +251,6 @@ struct PooledSpending {
             before += x
         }
     }
-
-    private func hour(of t: SimTime) -> Int { Self.hour(of: t) }
 
     private static func hour(of t: SimTime) -> Int { Int((t - DailyViewCounts.day(of: t) * Milliseconds.day) / Milliseconds.hour) }
 
