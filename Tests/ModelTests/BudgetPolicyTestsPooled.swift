@@ -1,6 +1,6 @@
 import Testing
 import WidgetSimKernel
-import WidgetSimModel
+@testable import WidgetSimModel
 
 // `predictive` with `spending: pooled`: one pool for the person, no larger than what
 // `ios_like` would have charged, spent where a reload keeps a member fresh for the most
@@ -118,5 +118,70 @@ private final class Deferrals {
         _ = driveTwo(try makePredictive(["spending": .text("views")]), days: 4, deferrals: byViews)
         #expect(byViews.count[1][.noViewExpected, default: 0] > 0, "\(byViews.count[1])")
         #expect(byViews.count[0][.belowThreshold] == nil && byViews.count[1][.belowThreshold] == nil, "\(byViews.count)")
+    }
+
+    /// A render that shows a change after a long quiet stretch does not blame the quiet
+    /// hours for it: an instance whose content changes every minute from 9:00 to 18:00 and
+    /// never at night, reloaded free at midnight, once in the night at a time that moves
+    /// from 1:50 to 8:50 day by day (showing nothing new), and at 9:10 and every hour after
+    /// until 18:10. Each interval from the night reload to 9:10 shows a change that came
+    /// after 9:00: the night hours' rate (0:00 to 8:00, the hours some quiet interval
+    /// covers) falls day by day, to less than a twentieth of the day's. Charging the change
+    /// to the hours after the night reload, at its hour's rate, leaves them near a fifth of
+    /// a change an hour.
+    @Test func aChangeAfterTheNightIsNotLearnedByTheNight() {
+        var pool = PooledSpending()
+        pool.reset(instances: 1)
+        pool.added(0, budget: 10)
+        var night: [Double] = []
+        func render(_ t: Int64, changed: Bool) {
+            pool.reloaded(0, charged: true, at: t)
+            pool.rendered(0, changed: changed, at: t)
+        }
+        for day in Int64(0) ..< 40 {
+            let midnight = day * bpDay
+            pool.forecast(day: day)
+            night.append((0 ..< 8).map { pool.changeRate(0, hour: $0) }.reduce(0, +) / 8)
+            pool.reloaded(0, charged: false, at: midnight)
+            pool.rendered(0, changed: false, at: midnight)
+            render(midnight + (1 + day % 8) * bpHour + 50 * bpMinute, changed: false)
+            for hour in Int64(9) ... 18 { render(midnight + hour * bpHour + 10 * bpMinute, changed: true) }
+        }
+        let day = (10 ..< 18).map { pool.changeRate(0, hour: $0) }.reduce(0, +) / 8
+        #expect(night[39] < 0.05 * day, "night \(night[39]) against day \(day)")
+        #expect(night[39] < 0.7 * night[10], "night \(night[10]) on day 10, \(night[39]) on day 39")
+    }
+}
+
+@Suite struct PooledFirstDayTests {
+    /// On the person's first day, with nothing learned yet, the pool grants a request only
+    /// within an hour of a stack view: the shadow `ios_like` has credit from 1:00 on (its
+    /// request an hour after the midnight reload), but a request at 1:00 or 4:00, before
+    /// anyone has looked, waits as `below_threshold` (a push at 5:00 is granted: its
+    /// content changed); one five minutes after a view at 7:00 is granted, and one at
+    /// 9:00, two hours after it, waits again.
+    @Test func theFirstDaySpendsOnlyWhileThePersonLooks() throws {
+        let policy = try makePredictive(["spending": .text("pooled")])
+        policy.begin(instances: 1)
+        policy.didReload(instance: 0, charged: false, at: 0)
+        policy.didRender(instance: 0, changed: false, at: 0)
+        for t in [bpHour, 4 * bpHour] {
+            guard case .deferUntil(_, let why) = policy.decide(instance: 0, reason: .timeline, at: t) else {
+                Issue.record("granted at \(t / bpHour):00, before any view")
+                continue
+            }
+            #expect(why == .belowThreshold)
+        }
+        #expect(policy.decide(instance: 0, reason: .background, at: 5 * bpHour) == .grant, "a push is granted")
+        policy.didReload(instance: 0, charged: true, at: 5 * bpHour)
+        policy.didRender(instance: 0, changed: true, at: 5 * bpHour)
+        policy.didView(instance: 0, at: 7 * bpHour)
+        #expect(policy.decide(instance: 0, reason: .timeline, at: 7 * bpHour + 5 * bpMinute) == .grant)
+        policy.didReload(instance: 0, charged: true, at: 7 * bpHour + 5 * bpMinute)
+        policy.didRender(instance: 0, changed: false, at: 7 * bpHour + 5 * bpMinute)
+        guard case .deferUntil = policy.decide(instance: 0, reason: .timeline, at: 9 * bpHour) else {
+            Issue.record("granted at 9:00, two hours after the last view")
+            return
+        }
     }
 }

@@ -19,11 +19,13 @@ import WidgetSimKernel
 /// - **What a reload keeps fresh.** From every rendered reload (`didRender`) it learns each
 ///   instance's rate of content change by hour of the day, λ(h): an interval from one
 ///   reload to the next that showed no change adds its length as exposure; one that
-///   showed a change adds one change at the expected time of the first change given that
-///   one came in the interval (1/λ − L/(e^{λL} − 1), λ the hour's estimate at its start),
-///   and the exposure up to it. λ(h) = (changes + `change_prior` · λ̄) / (exposure hours +
-///   `change_prior`), λ̄ the instance's changes per exposure hour over all hours (one a
-///   day before any). Free reloads by hour, μ(h), are counted per day, the person's
+///   showed a change adds one change and the exposure before it, shared among the hours
+///   it spans as expected for its first change τ given that τ came in the interval,
+///   under the day's λ by hour: each hour's piece gets P(τ in the piece) changes and the
+///   expected time of the piece before τ (so a change seen at 9:10 after a quiet night
+///   goes mostly to 9:00–9:10 once the night is known to be quiet). λ(h) = (changes +
+///   `change_prior` · λ̄) / (exposure hours + `change_prior`), λ̄ the instance's changes
+///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
 /// - A reload of instance i at t is worth G = P(stale) · W(t): P(stale) = 1 after a
@@ -33,7 +35,9 @@ import WidgetSimKernel
 ///   expected before its next change or free reload, every one of which counts the
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
 /// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
-///   first day, before any day to learn from, whenever the pool allows it. Otherwise it
+///   first day, before any day to learn from, whenever the pool allows it for a push, an
+///   instance's first request or within an hour of a stack view (not at night, before
+///   anyone has looked). Otherwise it
 ///   is deferred `poll` (`below_threshold`: worth less than θ; `not_yet_released`:
 ///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
 ///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
@@ -183,7 +187,7 @@ struct PooledSpending {
     // MARK: - Observations
 
     mutating func viewed(_ i: Int, at now: SimTime) {
-        ownViews[i * 24 + hour(of: now)] += 1
+        ownViews[i * 24 + Self.hour(of: now)] += 1
         guard now != lastView else { return }
         lastView = now
         let day = DailyViewCounts.day(of: now)
@@ -207,27 +211,58 @@ struct PooledSpending {
         let from = lastRender[i]
         lastRender[i] = now
         guard from != .min, now > from, now - from <= Milliseconds.day else { return }
-        var end = now
         if changed {
-            let l = Double(now - from) / Double(Milliseconds.hour)
-            let lambda = hazard[i * 24 + hour(of: from)]
-            let x = lambda * l
-            let first = x > 1e-6 ? 1 / lambda - l / (exp(x) - 1) : l / 2
-            end = from + Int64(min(l, max(0, first)) * Double(Milliseconds.hour))
-            changes[i * 24 + hour(of: end)] += 1
+            attributeChange(i, from: from, to: now)
+        } else {
+            Self.forEachHour(from: from, to: now) { h, hours in exposure[i * 24 + h] += hours }
         }
-        addExposure(i, from: from, to: end)
     }
 
-    private func hour(of t: SimTime) -> Int { Int((t - DailyViewCounts.day(of: t) * Milliseconds.day) / Milliseconds.hour) }
+    /// A change seen at `b` after a render at `a`: the expected share of the first change
+    /// τ in each hour piece of (a, b], and of the time before τ, under today's λ by hour,
+    /// given that τ ≤ b. With Λ(t) the hazard from a to t and S = e^{−Λ}, a piece starting
+    /// at s gets P(s < τ ≤ s + l) / P(τ ≤ b) changes and ∫_s^{s+l} (S(t) − S(b)) dt /
+    /// P(τ ≤ b) exposure hours; over a small Λ(b), to first order in Λ, (λ l) / Λ(b) and
+    /// ∫ (Λ(b) − Λ(t)) dt / Λ(b) (with equal λ when every λ is 0).
+    private mutating func attributeChange(_ i: Int, from a: SimTime, to b: SimTime) {
+        var total = 0.0
+        Self.forEachHour(from: a, to: b) { h, hours in total += hazard[i * 24 + h] * hours }
+        let flat = total <= 1e-12
+        if flat { total = Double(b - a) / Double(Milliseconds.hour) }
+        let seen = -expm1(-total)
+        let linear = total < 1e-4
+        let survivesAll = exp(-total)
+        var before = 0.0
+        Self.forEachHour(from: a, to: b) { h, l in
+            let lambda = flat ? 1 : hazard[i * 24 + h]
+            let x = lambda * l
+            let share: Double, time: Double
+            if linear {
+                share = x / total
+                time = (l * (total - before) - lambda * l * l / 2) / total
+            } else {
+                let survives = exp(-before)
+                share = survives * -expm1(-x) / seen
+                let alive = x > 1e-9 ? survives * -expm1(-x) / lambda : survives * l
+                time = (alive - survivesAll * l) / seen
+            }
+            changes[i * 24 + h] += share
+            exposure[i * 24 + h] += max(0, time)
+            before += x
+        }
+    }
 
-    private mutating func addExposure(_ i: Int, from a: SimTime, to b: SimTime) {
+    private static func hour(of t: SimTime) -> Int { Int((t - DailyViewCounts.day(of: t) * Milliseconds.day) / Milliseconds.hour) }
+
+    /// Calls `body` with the hour of the day and the length in hours of each piece of
+    /// [a, b) that lies within one hour.
+    private static func forEachHour(from a: SimTime, to b: SimTime, _ body: (Int, Double) -> Void) {
         var t = a
         while t < b {
             let h = hour(of: t)
             let hourEnd = DailyViewCounts.day(of: t) * Milliseconds.day + Int64(h + 1) * Milliseconds.hour
             let step = min(b, hourEnd) - t
-            exposure[i * 24 + h] += Double(step) / Double(Milliseconds.hour)
+            body(h, Double(step) / Double(Milliseconds.hour))
             t += step
         }
     }
@@ -294,6 +329,9 @@ struct PooledSpending {
         return cumulative[i * 49 + k] + (x - Double(k)) * hazard[i * 24 + k % 24]
     }
 
+    /// Today's estimate of `i`'s content changes per hour in hour `h` of the day: λ(h).
+    func changeRate(_ i: Int, hour h: Int) -> Double { hazard[i * 24 + h] }
+
     /// G: the stale stack views a reload of `i` at `now` is expected to save.
     func gain(_ i: Int, at now: SimTime) -> Double { staleChance(i, at: now) * keptFresh(i, at: now) }
 
@@ -316,7 +354,10 @@ struct PooledSpending {
                 if !known && !shadowBlocked[i] { advanceShadowFirst(i, at: now) }
             }
         }
-        let learning = daysSeen == 0
+        // The first day, with nothing learned: a push, an instance's first request, or while
+        // the person is looking.
+        let looking = lastView != .min && now - lastView <= Milliseconds.hour
+        let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
         let worth = learning || gain(i, at: now) >= theta
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
