@@ -130,8 +130,6 @@ struct Bound: ParsableCommand {
         let outputs = [("--out", out), ("--prices", prices), ("--plan-hours", planHours)]
             .compactMap { name, path in path.map { (name, $0) } }
         var seen: [String: String] = [:]
-        var scenarioInfo = stat()
-        let scenarioExists = stat(scenario, &scenarioInfo) == 0
         for (name, path) in outputs {
             func refuse(_ why: String) -> ExitCode {
                 printError("widgetsim: bound: \(name) \(displayed(path)) \(why)")
@@ -141,7 +139,7 @@ struct Bound: ParsableCommand {
             var info = stat()
             if stat(path, &info) == 0 {
                 if info.st_mode & S_IFMT == S_IFDIR { throw refuse("is a folder; give it a file name") }
-                if scenarioExists, info.st_dev == scenarioInfo.st_dev, info.st_ino == scenarioInfo.st_ino {
+                if isSameFile(info, as: scenario) {
                     throw refuse("is the scenario file; give the output another name")
                 }
             }

@@ -77,8 +77,7 @@ func checkTracePath(_ path: String, scenario: String, folder: URL, force: Bool) 
     }
     switch info.st_mode & S_IFMT {
     case S_IFREG:
-        var scenarioInfo = stat()
-        if stat(scenario, &scenarioInfo) == 0, scenarioInfo.st_dev == info.st_dev, scenarioInfo.st_ino == info.st_ino {
+        if isSameFile(info, as: scenario) {
             throw refuse("is the scenario file being run; give the trace another name")
         }
         if !force { throw refuse("exists; add --force to replace it, or give the trace another name") }
@@ -92,6 +91,13 @@ func checkTracePath(_ path: String, scenario: String, folder: URL, force: Bool) 
     default:
         throw refuse("is a device or a socket, not a regular file; the trace is written to a file, a named pipe, or standard output (`-`)")
     }
+}
+
+/// Whether the file `info` describes is `path` (the same device and inode: a hard link
+/// or a path through a symbolic link counts).
+func isSameFile(_ info: stat, as path: String) -> Bool {
+    var other = stat()
+    return stat(path, &other) == 0 && other.st_dev == info.st_dev && other.st_ino == info.st_ino
 }
 
 /// `url` with symbolic links resolved as far as the path exists (the rest as given).
