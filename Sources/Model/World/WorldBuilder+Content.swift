@@ -27,46 +27,55 @@ extension WorldBuilder {
                 w.hours.poissonArrivals(
                     stream(StreamProcess.randomChanges(i)), from: 0, to: end, hourlyRate: contentRates[i].random,
                     into: &changeTimes[i])
-                let pushDraws = stream(StreamProcess.pushes(i))
-                let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
                 let changes = changeTimes[i]
-                let p = c.pushFraction
                 // At most one push per change: written over the last person's list, made
                 // that long, then cut to what was written.
                 var filled = 0
                 w.pushTimes[i].resize(to: changes.count, filler: 0)
                 w.pushTimes[i].withUnsafeMutableBufferPointer { pushTimes in
-                    // The loop over the changes, for the stream itself or for a copy of its
-                    // `taus2` state (which the loop keeps in registers); `latency` draws a
-                    // push's latency from the stream, or gives the fixed one.
-                    func fill(_ draws: inout some UniformSource, latency: () -> SimTime) {
-                        var n = 0
-                        for t in changes {
-                            // Draw always: whether announced (`bernoulli`), and the latency.
-                            let announced = draws.uniform() < p
-                            let arrival = t + latency()
-                            if announced && arrival < end {
-                                pushTimes[n] = arrival
-                                n += 1
-                            }
-                        }
-                        filled = n
-                    }
-                    let copied = c.pushLatencySigma > 0 ? false
-                        : pushDraws.withTausUniforms { fill(&$0) { fixedLatency } } != nil
-                    if !copied {
-                        var draws = pushDraws
-                        fill(&draws) {
-                            c.pushLatencySigma > 0
-                                ? CheckedTime.milliseconds(
-                                    pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
-                                : fixedLatency
+                    Self.drawPushes(of: changes, content: c, draws: stream(StreamProcess.pushes(i))) { _, arrival in
+                        if arrival < end {
+                            pushTimes[filled] = arrival
+                            filled &+= 1
                         }
                     }
                 }
                 w.pushTimes[i].removeLast(changes.count - filled)
                 // With a fixed latency the pushes keep the changes' order.
                 if c.pushLatencySigma > 0 { w.pushTimes[i].sortUnlessSorted() }
+            }
+        }
+    }
+
+    /// The pushes of one widget's random changes `changes` (in time order), drawn from
+    /// `pushDraws` as the world draws them (MODEL §2): per change, whether a push announces
+    /// it (one uniform, below `push_fraction`), then its latency (always drawn). `body`
+    /// gets each announced change and its push's arrival, in the changes' order.
+    ///
+    /// With a fixed latency the loop runs on a copy of a `taus2` stream's state, which it
+    /// keeps in registers: the same uniforms in the same order.
+    @inline(__always)
+    static func drawPushes(
+        of changes: [SimTime], content c: ContentSpec, draws pushDraws: RandomStream,
+        _ body: (_ change: SimTime, _ arrival: SimTime) -> Void
+    ) {
+        let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
+        let p = c.pushFraction
+        @inline(__always) func run(_ draws: inout some UniformSource, latency: () -> SimTime) {
+            for t in changes {
+                let announced = draws.uniform() < p
+                let arrival = t + latency()
+                if announced { body(t, arrival) }
+            }
+        }
+        let copied = c.pushLatencySigma > 0 ? false : pushDraws.withTausUniforms { run(&$0) { fixedLatency } } != nil
+        if !copied {
+            var draws = pushDraws
+            run(&draws) {
+                c.pushLatencySigma > 0
+                    ? CheckedTime.milliseconds(
+                        pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())
+                    : fixedLatency
             }
         }
     }
