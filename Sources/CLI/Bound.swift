@@ -15,8 +15,9 @@ struct Bound: ParsableCommand {
         For each budget `oracle` with `knows: views` or `knows: rates` in the
         scenario, under each ranking, one CSV row per replication and person: the
         member views, the person's charged reloads K, the bound on the expected stale
-        member views from content changes no push announces (no budget without the
-        future expects fewer with K), what the bound's own plan expects and charges,
+        member views from content changes no push announces and, given in advance,
+        those a push announces (no budget without the future expects fewer with K),
+        what the bound's own plan expects and charges,
         what no charged reload leaves, and the stale member views the plan's run
         counted (MODEL §4, "What a phone can reach").
         """)

@@ -16,22 +16,36 @@ import WidgetSimKernel
         return PhoneBound.Levels(hours: world.hours, scenario: s)
     }
 
-    /// The person's bound, with the facts of its rehearsal.
-    static func bound(_ s: Scenario, _ f: Facts, _ levels: PhoneBound.Levels) -> PhoneBound {
-        PhoneBound(segments: PhoneBound.segments(
-            views: f.views, members: s.stack.members, free: { f.free[$0] }, requests: { f.requests[$0] },
-            added: { _ in 0 }, end: s.durationMs, level: levels.level))
+    /// Each member's announced changes in a person's world.
+    static func announced(_ s: Scenario, person: Int) throws -> [[SimTime]] {
+        let world = try WorldBuilder(scenario: s).build(person: person, replication: 0)
+        return PhoneBound.announcedChanges(world: world, scenario: s)
     }
 
-    /// The expected stale member views from unannounced changes when each member reloads,
-    /// besides its free reloads, at `chosen`, counted view by view: a view at v is stale
-    /// with chance 1 − exp(−Λ(r + 1 ms, v)), r its member's last reload at or before v.
-    static func expected(_ f: Facts, members: [Int], _ levels: PhoneBound.Levels, chosen: [[SimTime]]) -> Double {
+    /// The person's bound, with the facts of its rehearsal and its announced changes
+    /// (none: the bound without them).
+    static func bound(_ s: Scenario, _ f: Facts, _ levels: PhoneBound.Levels, announced: [[SimTime]] = []) -> PhoneBound {
+        PhoneBound(segments: PhoneBound.segments(
+            views: f.views, members: s.stack.members, free: { f.free[$0] }, requests: { f.requests[$0] },
+            added: { _ in 0 }, end: s.durationMs, level: levels.level,
+            announced: { announced.isEmpty ? [] : announced[$0] }))
+    }
+
+    /// The expected stale member views when each member reloads, besides its free
+    /// reloads, at `chosen`, counted view by view: a view at v is stale when an announced
+    /// change came in (r, v), r its member's last reload at or before v, else with chance
+    /// 1 − exp(−Λ(r + 1 ms, v)) from the unannounced changes.
+    static func expected(_ f: Facts, members: [Int], _ levels: PhoneBound.Levels, chosen: [[SimTime]],
+                         announced: [[SimTime]] = []) -> Double {
         var sum = 0.0
         for w in members {
             let reloads = ([0] + f.free[w] + chosen[w]).sorted()
             for v in f.views {
                 let r = reloads.last { $0 <= v }!
+                if !announced.isEmpty && announced[w].contains(where: { $0 > r && $0 < v }) {
+                    sum += 1
+                    continue
+                }
                 let x = levels.level(w, v) - levels.level(w, r + 1)
                 if x > 0 { sum += 1 - exp(-x) }
             }
@@ -56,21 +70,50 @@ import WidgetSimKernel
         return Set(result).sorted()
     }
 
-    /// The least of `expected` over every choice of at most `k` instants of `instants`.
-    static func bruteForce(_ f: Facts, members: [Int], _ levels: PhoneBound.Levels, k: Int, end: SimTime) -> Double {
+    /// Whether each member's charged reloads in `chosen` come when it asks: after one, the
+    /// next in the same stretch between free reloads at or after `next`.
+    static func keepsTheAsks(_ f: Facts, chosen: [[SimTime]], next: PhoneBound.NextAsk) -> Bool {
+        for w in chosen.indices {
+            var last: SimTime?
+            for c in chosen[w].sorted() {
+                if let l = last, !f.free[w].contains(where: { $0 > l && $0 <= c }), c < next(w, l) { return false }
+                last = c
+            }
+        }
+        return true
+    }
+
+    /// The least of `expected` over every choice of at most `k` instants of `instants`
+    /// (and the instant of each announced change, when they are given) that keeps the
+    /// asks (when `next` is given).
+    static func bruteForce(_ f: Facts, members: [Int], _ levels: PhoneBound.Levels, k: Int, end: SimTime,
+                           announced: [[SimTime]] = [], next: PhoneBound.NextAsk? = nil) -> Double {
         var candidates: [(w: Int, t: SimTime)] = []
-        for w in members { for t in instants(f, member: w, end: end) { candidates.append((w, t)) } }
+        for w in members {
+            var times = instants(f, member: w, end: end)
+            if !announced.isEmpty {
+                let opens = [0] + f.free[w]
+                for c in announced[w] where c < end {
+                    // A reload at the change itself, once a request since the last free reload allows one.
+                    let open = opens.last { $0 <= c }!
+                    if let q = f.requests[w].first(where: { $0 >= open }), q <= c { times.append(c) }
+                }
+            }
+            for t in Set(times).sorted() { candidates.append((w, t)) }
+        }
         var best = Double.infinity
         OracleBudgetTests.everyChoice(of: candidates, atMost: k, widgets: f.free.count) { chosen in
-            best = min(best, expected(f, members: members, levels, chosen: chosen))
+            if let next, !keepsTheAsks(f, chosen: chosen, next: next) { return }
+            best = min(best, expected(f, members: members, levels, chosen: chosen, announced: announced))
         }
         return best
     }
 
-    /// On tiny worlds (two members, one or two days, a few views), the exact least equals
-    /// brute force over every choice of at most K instants (views, midpoints between them,
-    /// first requests); the price's bound is at most it and its plan, run through the
-    /// engine, charges no more than K and expects no less.
+    /// On tiny worlds (two members, one or two days, a few views, announced changes given
+    /// in advance), the exact least equals brute force over every choice of at most K
+    /// instants (views, midpoints between them, first requests, the announced changes);
+    /// the price's bound is at most it and its plan charges no more than K and expects no
+    /// less.
     @Test(arguments: [(1, 0), (1, 1), (1, 2), (1, 4), (1, 6), (2, 1), (2, 3)])
     func exactEqualsBruteForce(days: Int, k: Int) throws {
         let s = OracleBudgetTests.smallScenario(days: days, views: 5, sessions: 2, changes: [6, 3], pushFraction: 0.3)
@@ -78,21 +121,116 @@ import WidgetSimKernel
         for person in 0 ..< 3 {
             let f = try OracleBudgetTests.facts(s, person: person)
             let levels = try Self.levels(s, person: person)
-            let bound = Self.bound(s, f, levels)
+            let announced = try Self.announced(s, person: person)
+            let bound = Self.bound(s, f, levels, announced: announced)
             let exact = bound.exact(k)
-            let brute = Self.bruteForce(f, members: s.stack.members, levels, k: k, end: s.durationMs)
+            let brute = Self.bruteForce(f, members: s.stack.members, levels, k: k, end: s.durationMs, announced: announced)
             #expect(abs(exact - brute) < 1e-9, "person \(person): exact \(exact), brute force \(brute)")
             let l = bound.lagrangian(k)
             #expect(l.bound <= exact + 1e-9 && exact <= l.planStale + 1e-9, "person \(person)")
             #expect(l.planReloads <= k)
-            #expect(abs(bound.withoutCharges - Self.expected(f, members: s.stack.members, levels, chosen: [[], []])) < 1e-9)
+            let none = Self.expected(f, members: s.stack.members, levels, chosen: [[], []], announced: announced)
+            #expect(abs(bound.withoutCharges - none) < 1e-9)
             if exact < bound.withoutCharges - 1e-6 { saved = true }
+        }
+        #expect(k == 0 || saved, "the worlds give the bound something to save")
+    }
+
+    /// Announced changes given in advance: a view after one, with no reload of its member
+    /// in between, is stale for certain. The least with them is at least the least
+    /// without, and above it where an announced change falls between two views.
+    @Test(arguments: [(1, 0), (1, 2), (2, 1), (2, 3)])
+    func announcedChangesCountAgainstTheBound(days: Int, k: Int) throws {
+        let s = OracleBudgetTests.smallScenario(days: days, views: 5, sessions: 2, changes: [6, 3], pushFraction: 0.5)
+        var higher = false
+        for person in 0 ..< 3 {
+            let f = try OracleBudgetTests.facts(s, person: person)
+            let levels = try Self.levels(s, person: person)
+            let announced = try Self.announced(s, person: person)
+            let bound = Self.bound(s, f, levels, announced: announced)
+            let exact = bound.exact(k)
+            let without = Self.bound(s, f, levels).exact(k)
+            #expect(exact >= without - 1e-9)
+            if exact > without + 1e-6 { higher = true }
+        }
+        #expect(higher, "some announced change falls between views")
+    }
+
+    /// The widget asks again only its reload policy's interval after a reload, or at a
+    /// push to its kind. With that rule the least is at most brute force over every choice
+    /// of instants that keeps it (a reload counted at a view may have come right after the
+    /// view before, so it is no more than that), and at least the least without it, above
+    /// it where two reloads would come closer; `oracle` plans with it, and its plan run
+    /// through the engine charges no more than K.
+    @Test(arguments: [(1, 3), (1, 4), (2, 3)])
+    func theWidgetAsksOnlyAfterItsInterval(days: Int, k: Int) throws {
+        var s = OracleBudgetTests.smallScenario(days: days, views: 8, sessions: 1, changes: [12, 6], pushFraction: 0.2)
+        for w in s.widgets.indices { s.widgets[w].timeline.reload = .after(8 * Milliseconds.hour) }
+        var higher = false
+        for person in 0 ..< 3 {
+            let f = try OracleBudgetTests.facts(s, person: person)
+            let world = try WorldBuilder(scenario: s).build(person: person, replication: 0)
+            let levels = PhoneBound.Levels(hours: world.hours, scenario: s)
+            let announced = PhoneBound.announcedChanges(world: world, scenario: s)
+            let next = PhoneBound.nextAsk(world: world, scenario: s)
+            let bound = PhoneBound(segments: PhoneBound.segments(
+                views: f.views, members: s.stack.members, free: { f.free[$0] }, requests: { f.requests[$0] },
+                added: { _ in 0 }, end: s.durationMs, level: levels.level, announced: { announced[$0] }, next: next))
+            let exact = bound.exact(k)
+            let brute = Self.bruteForce(f, members: s.stack.members, levels, k: k, end: s.durationMs,
+                                        announced: announced, next: next)
+            #expect(exact <= brute + 1e-9, "person \(person): exact \(exact), brute force \(brute)")
+            let unasked = Self.bound(s, f, levels, announced: announced).exact(k)
+            #expect(exact >= unasked - 1e-9)
+            if exact > unasked + 1e-6 { higher = true }
+            let l = bound.lagrangian(k)
+            #expect(l.bound <= exact + 1e-9 && exact <= l.planStale + 1e-9 && l.planReloads <= k)
             let oracle = OracleBudget(perDay: Double(k) / Double(2 * days), knows: .views)
             let counts = try simulate(s, person: person, budget: oracle, ranking: StaticRanking())
             #expect(total(counts, .charged) <= Int64(k))
             #expect(abs(oracle.expected!.bound - l.bound) < 1e-9)
         }
-        #expect(k == 0 || saved, "the worlds give the bound something to save")
+        #expect(higher, "some planned reloads would come closer than the widget asks")
+    }
+
+    /// A push asks every widget of its kind; without one, the widget asks its interval after
+    /// the reload (`after`), one entry spacing after it (`at_end`) or never.
+    @Test func theNextAskIsTheIntervalOrAPushToTheKind() throws {
+        var s = OracleBudgetTests.smallScenario(days: 2, views: 5, sessions: 1, changes: [12, 0, 6], pushFraction: 0.5)
+        s.widgets[0].kind = "stocks"
+        s.widgets[1].kind = "stocks"
+        s.widgets[1].timeline.reload = .atEnd
+        s.widgets[2].timeline.reload = .never
+        let world = try WorldBuilder(scenario: s).build(person: 0, replication: 0)
+        let next = PhoneBound.nextAsk(world: world, scenario: s)
+        let first = try #require(world.pushes.first { $0.widget == 0 }).time
+        let third = try #require(world.pushes.first { $0.widget == 2 }).time
+        let spacing = s.widgets[1].timeline.entrySpacingMs
+        #expect(next(0, first - 1) == min(first, first - 1 + 30 * Milliseconds.minute))
+        #expect(next(1, first - 1) == min(first, first - 1 + spacing))
+        #expect(next(2, third - 1) == third)
+        let lastPush = try #require(world.pushes.last { $0.widget == 2 }).time
+        #expect(next(2, lastPush) == .max)
+        #expect(next(1, lastPush) <= lastPush + spacing)
+    }
+
+    /// The announced changes are the world's pushes: each, plus its latency, is a push
+    /// that comes before the run's end, and every push is one of them.
+    @Test(arguments: [0.0, 0.7])
+    func theAnnouncedChangesAreTheWorldsPushes(sigma: Double) throws {
+        var s = OracleBudgetTests.smallScenario(days: 3, views: 5, sessions: 2, changes: [24, 6], pushFraction: 0.4)
+        for w in s.widgets.indices { s.widgets[w].content.pushLatencySigma = sigma }
+        let world = try WorldBuilder(scenario: s).build(person: 1, replication: 0)
+        let announced = PhoneBound.announcedChanges(world: world, scenario: s)
+        for w in s.widgets.indices {
+            let changes = world.randomChanges.filter { Int($0.widget) == w }.map(\.time)
+            #expect(announced[w].allSatisfy { changes.contains($0) } && announced[w] == announced[w].sorted())
+            #expect(announced[w].count >= world.pushTimes[w].count && !world.pushTimes[w].isEmpty)
+            if sigma == 0 {
+                let latency = s.widgets[w].content.pushLatencyMedianMs
+                #expect(announced[w].map { $0 + latency }.filter { $0 < s.durationMs } == world.pushTimes[w])
+            }
+        }
     }
 
     /// One member, a constant rate λ, views every d from d on after a free reload at 0,

@@ -25,11 +25,13 @@ import WidgetSimKernel
 ///
 /// With `knows: views` or `knows: rates` it is a bound of the budgets that cannot read
 /// the future (MODEL §4, "What a phone can reach"): it reads the free reloads and
-/// requests of the rehearsal but of the content only its rates, and of the views every
-/// one (`views`) or only their rate (`rates`, bar the interactive members, whose taps
-/// come at views); it plans the K reloads that leave the fewest stale member views
-/// expected from the changes no push announces (`PhoneBound`), keeps that expectation
-/// and its bound, and grants at the planned views or stretches.
+/// requests of the rehearsal, of the content the rates of the changes no push announces
+/// and the instants of those a push announces, and of the views every one (`views`) or
+/// only their rate (`rates`, bar the interactive members, whose taps come at views), and
+/// when each member asks again after a reload; it plans the K reloads that leave the
+/// fewest stale member views expected
+/// (`PhoneBound`), keeps that expectation and its bound, and grants at the planned views
+/// or stretches.
 public final class OracleBudget: FutureReadingBudget {
     public static let perDay = ParameterSpec(
         "per_day", .number(0 ... 10_000), default: .number(5),
@@ -37,7 +39,8 @@ public final class OracleBudget: FutureReadingBudget {
     public static let knows = ParameterSpec(
         "knows", .choice(["changes", "views", "rates"]), default: .text("changes"),
         "`changes`: every random change and view (the ceiling); `views`: every view, but of the changes only their "
-            + "rates and pushes' share; `rates`: only the rates of both (bounds of budgets without the future)")
+            + "rates, pushes' share and the instants of the announced ones; `rates`: of the views only their rate "
+            + "(bounds of budgets without the future)")
 
     public static let stretch = ParameterSpec(
         "stretch", .duration(minimumMs: Milliseconds.second), default: .duration(5 * Milliseconds.minute),
@@ -47,9 +50,9 @@ public final class OracleBudget: FutureReadingBudget {
     public enum Knowledge: String, Sendable {
         /// Every random change and view: the ceiling.
         case changes
-        /// Every view, and the rates of the changes no push announces.
+        /// Every view, the rates of the changes no push announces and the instants of those a push announces.
         case views
-        /// The rates of views and of the changes no push announces.
+        /// The rates of views and of the changes no push announces, and the instants of those a push announces.
         case rates
     }
 
@@ -69,7 +72,7 @@ public final class OracleBudget: FutureReadingBudget {
     /// The length of the stretches time is cut into under `knows: rates`.
     public let stretchMs: SimTime
     /// With `knows: views` or `rates`, for the person last planned: the bound on the expected stale
-    /// member views of every budget without the future (changes no push announces),
+    /// member views of every budget without the future (announced changes given in advance),
     /// what its own plan expects (at least the bound), and what no charged reload leaves.
     public private(set) var expected: (bound: Double, plan: Double, withoutCharges: Double)?
     /// With `knows: views` or `rates`: the person's problem last planned, for its answers at other prices.
@@ -224,14 +227,17 @@ extension OracleBudget {
         let asks: (Int) -> [SimTime] = { $0 < self.requests.count ? self.requests[$0] : [] }
         let added: (Int) -> SimTime = { scenario.widgets[$0].addedAfterMs ?? 0 }
         let seen = knows == .views ? members : members.filter { scenario.widgets[$0].interactive }
+        let known = PhoneBound.announcedChanges(world: world, scenario: scenario)
+        let announced: (Int) -> [SimTime] = { known[$0] }
+        let next = PhoneBound.nextAsk(world: world, scenario: scenario)
         var segments = PhoneBound.segments(
-            views: times, members: seen, free: free, requests: asks, added: added, end: end, level: levels.level)
-        for k in segments.indices { segments[k].times = segments[k].at.indices.map { times[segments[k].firstView + $0] } }
+            views: times, members: seen, free: free, requests: asks, added: added, end: end, level: levels.level,
+            announced: announced, next: next)
         if knows == .rates {
             let rate = PhoneBound.ViewRate(world: world, scenario: scenario, levels: levels, hours: world.hours)
             segments += PhoneBound.cellSegments(
                 members: members.filter { !scenario.widgets[$0].interactive }, free: free, requests: asks, added: added,
-                end: end, step: stretchMs, levels: levels, views: rate)
+                end: end, step: stretchMs, levels: levels, views: rate, announced: announced, next: next)
         }
         let bound = PhoneBound(segments: segments)
         let k = Self.reloads(perDay: perDay, instances: scenario.widgets.count, days: scenario.days)

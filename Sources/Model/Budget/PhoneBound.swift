@@ -10,10 +10,12 @@ import WidgetSimSampling
 /// (1 − `push_fraction`) × λ(t), independent of everything a phone sees, so at a view at
 /// v whose member last reloaded at r, P(stale) ≥ 1 − exp(−Λ(r + 1 ms, v)), Λ the
 /// integral of that rate (the millisecond after r: a change in r's own millisecond may
-/// be shown; one in v's may not, and is left out too). Given every view, free reload and
-/// first request in advance, a charged reload is best placed at a view at or after the
-/// first request since the member's last free reload; the views between two reloads of
-/// one member cost Σ (1 − exp(−Λ)), so each member's time between free reloads (a
+/// be shown; one in v's may not, and is left out too); an announced change in (r, v),
+/// given in advance, makes it stale for certain. Given every view, free reload, first
+/// request and announced change in advance, a charged reload is counted at a view at or
+/// after the first request since the member's last free reload, and the next no sooner
+/// than the member asks again (`NextAsk`); the views between two reloads of one member
+/// cost Σ (1 or 1 − exp(−Λ)), so each member's time between free reloads (a
 /// *segment*) is a shortest path over its views, and the person's K reloads are shared
 /// out over the segments with a price per reload (`lagrangian`), whose value is at most
 /// the least expected count with K reloads, `exact`'s.
@@ -38,6 +40,19 @@ public struct PhoneBound: Sendable {
         public var scale: [Double]
         /// Per point its start time (a view's instant), the instant its reload is granted.
         public var times: [SimTime]
+        /// Announced changes, given in advance: per point, the last announced change
+        /// before its start (`.min`: none), and the last instant whose change a reload at
+        /// the point may show (a view's instant; a stretch's last millisecond); the
+        /// opening reload's instant. A point after a reload that an announced change
+        /// came after is stale throughout: `weight`.
+        public var announced: [SimTime]
+        public var covers: [SimTime]
+        public var opened: SimTime
+        /// Per point, the first later point the member's next charged reload may come at
+        /// after a reload at it (the widget asks again only after its reload policy's
+        /// interval, or at a push; `PhoneBound.following`); the next point when no such
+        /// rule is given.
+        public var following: [Int]
         /// The first point (an index into `at`) at or after the member's first request
         /// since the reload that opens the segment: no charged reload comes before it.
         public var reachable: Int
@@ -52,8 +67,17 @@ public struct PhoneBound: Sendable {
                       times: times ?? Array(repeating: 0, count: at.count), reachable: reachable, end: end)
         }
 
+        /// A segment without announced changes.
         public init(member: Int, firstView: Int, start: Double, at: [Double], after: [Double], weight: [Double],
                     scale: [Double], times: [SimTime], reachable: Int, end: SimTime) {
+            self.init(member: member, firstView: firstView, start: start, at: at, after: after, weight: weight,
+                      scale: scale, times: times, reachable: reachable, end: end,
+                      announced: Array(repeating: .min, count: at.count), covers: times, opened: .min)
+        }
+
+        public init(member: Int, firstView: Int, start: Double, at: [Double], after: [Double], weight: [Double],
+                    scale: [Double], times: [SimTime], reachable: Int, end: SimTime, announced: [SimTime],
+                    covers: [SimTime], opened: SimTime) {
             self.member = member
             self.firstView = firstView
             self.start = start
@@ -64,14 +88,19 @@ public struct PhoneBound: Sendable {
             self.times = times
             self.reachable = reachable
             self.end = end
+            self.announced = announced
+            self.covers = covers
+            self.opened = opened
+            following = at.indices.map { $0 + 1 }
         }
 
         var count: Int { at.count }
 
         /// The expected stale views of point `l` when the member last reloaded at level
-        /// `from` (before the point).
+        /// `from` (before the point), showing the changes up to `cover`.
         @inline(__always)
-        func stale(_ l: Int, from: Double) -> Double {
+        func stale(_ l: Int, from: Double, cover: SimTime) -> Double {
+            if announced[l] > cover { return weight[l] }
             let x = max(0, at[l] - from)
             return (weight[l] - scale[l]) - scale[l] * expm1(-x)
         }
@@ -89,7 +118,7 @@ public struct PhoneBound: Sendable {
             var sum = 0.0
             costs.append(0)
             for l in 0 ..< n {
-                sum += stale(l, from: start)
+                sum += stale(l, from: start, cover: opened)
                 costs.append(sum)
             }
             for i in reachable ..< n {
@@ -99,7 +128,7 @@ public struct PhoneBound: Sendable {
                 costs.append(0)
                 costs.append(0)
                 for l in i + 1 ..< n {
-                    sum += stale(l, from: after[i])
+                    sum += stale(l, from: after[i], cover: covers[i])
                     costs.append(sum)
                 }
             }
@@ -116,7 +145,7 @@ public struct PhoneBound: Sendable {
         rows = segments.map { $0.costRows() }
     }
 
-    /// The expected stale member views from changes no push announces, with no charged reload.
+    /// The expected stale member views with no charged reload.
     public var withoutCharges: Double {
         rows.indices.reduce(0) { $0 + rows[$1].costs[segments[$1].count] }
     }
@@ -144,7 +173,7 @@ public struct PhoneBound: Sendable {
         if r < n {
             for i in stride(from: n - 1, through: r, by: -1) {
                 var v = cost(s, reloadAt: i, to: n), to = n, c = 0
-                for j in i + 1 ..< n {
+                for j in seg.following[i] ..< n {
                     let w = cost(s, reloadAt: i, to: j) + mu + best[j]
                     if w < v { v = w; to = j; c = count[j] + 1 }
                 }
@@ -235,7 +264,9 @@ public struct PhoneBound: Sendable {
             for c in 0 ... k {
                 for i in stride(from: n - 1, through: max(r, 0), by: -1) {
                     var v = cost(s, reloadAt: i, to: n)
-                    if c > 0 { for j in i + 1 ..< n { v = min(v, cost(s, reloadAt: i, to: j) + least[c - 1][j]) } }
+                    if c > 0 {
+                        for j in seg.following[i] ..< n { v = min(v, cost(s, reloadAt: i, to: j) + least[c - 1][j]) }
+                    }
                     least[c][i] = v
                 }
             }
@@ -276,13 +307,46 @@ extension PhoneBound {
         }
     }
 
+    /// When a member may be charged again after a reload (MODEL §4): `next(member, x)` is
+    /// the earliest instant after a reload at x at which the member asks again (its
+    /// reload policy's interval, or a push to its kind), `.max` for never.
+    public typealias NextAsk = (_ member: Int, _ after: SimTime) -> SimTime
+
+    /// Per point, the first later point whose `covers` instant is at or after
+    /// `next(member, earliest)`, with `earliest` the earliest instant a reload counted
+    /// at the point could have come at (so that a reload anywhere in the point is
+    /// allowed what the earliest allows): `count` when none is.
+    static func following(covers: [SimTime], earliest: [SimTime], member m: Int, next: NextAsk?) -> [Int] {
+        guard let next else { return covers.indices.map { $0 + 1 } }
+        return covers.indices.map { i in
+            let y = next(m, earliest[i])
+            var lo = i + 1, hi = covers.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if covers[mid] < y { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+    }
+
+    /// The last of `changes` (in time order) before `t`, or `.min`.
+    static func last(of changes: [SimTime], before t: SimTime) -> SimTime {
+        var lo = 0, hi = changes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if changes[mid] < t { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? changes[lo - 1] : .min
+    }
+
     /// The segments of a person: `views` in time order; per member, its free reloads and
     /// the requests it made when every one was refused (each in time order), when it was
-    /// added, and Λ of its changes no push announces (`level(member, t)`, from the run's
-    /// start to t).
+    /// added, Λ of its changes no push announces (`level(member, t)`, from the run's
+    /// start to t), and its announced changes in time order (none: the bound without them).
     public static func segments(
         views: [SimTime], members: [Int], free: (Int) -> [SimTime], requests: (Int) -> [SimTime],
-        added: (Int) -> SimTime, end: SimTime, level: (Int, SimTime) -> Double
+        added: (Int) -> SimTime, end: SimTime, level: (Int, SimTime) -> Double,
+        announced: (Int) -> [SimTime] = { _ in [] }, next: NextAsk? = nil
     ) -> [Segment] {
         var result: [Segment] = []
         // The index of the first view at or after t.
@@ -298,10 +362,18 @@ extension PhoneBound {
             let a = firstView(atOrAfter: open), b = firstView(atOrAfter: close)
             guard b > a else { return }
             let reach = ask.map { firstView(atOrAfter: $0) - a } ?? b - a
-            result.append(Segment(
+            let known = announced(m)
+            let times = Array(views[a ..< b])
+            var segment = Segment(
                 member: m, firstView: a, start: level(m, open + 1),
-                at: (a ..< b).map { level(m, views[$0]) }, after: (a ..< b).map { level(m, views[$0] + 1) },
-                reachable: min(reach, b - a), end: close))
+                at: times.map { level(m, $0) }, after: times.map { level(m, $0 + 1) },
+                weight: Array(repeating: 1, count: times.count), scale: Array(repeating: 1, count: times.count),
+                times: times, reachable: min(reach, b - a), end: close,
+                announced: times.map { last(of: known, before: $0) }, covers: times, opened: open)
+            // A reload counted at a view may have come any time after the view before it.
+            let earliest = times.indices.map { $0 > 0 ? times[$0 - 1] + 1 : open + 1 }
+            segment.following = following(covers: times, earliest: earliest, member: m, next: next)
+            result.append(segment)
         }
         return result
     }
@@ -361,6 +433,55 @@ extension PhoneBound {
         }
     }
 
+    /// Each widget's random changes that a push announces, in time order (those whose push
+    /// would come after the run's end too): the world's draws made again from its streams
+    /// (`WorldBuilder.drawPushes`). A phone learns of each from its push; given in advance,
+    /// they only lower the bound.
+    public static func announcedChanges(world: PersonWorld, scenario s: Scenario) -> [[SimTime]] {
+        var changes = Array(repeating: [SimTime](), count: s.widgets.count)
+        for c in world.randomChanges { changes[Int(c.widget)].append(c.time) }
+        return s.widgets.indices.map { w in
+            guard !changes[w].isEmpty else { return [] }
+            let draws = RandomStream(kind: s.generator, key: StreamKey(
+                seed: s.seed, replication: world.replication, person: world.person, process: StreamProcess.pushes(w)))
+            var announced: [SimTime] = []
+            WorldBuilder.drawPushes(of: changes[w], content: s.widgets[w].content, draws: draws) { c, _ in
+                announced.append(c)
+            }
+            return announced
+        }
+    }
+
+    /// When each member may ask for a charged reload again after a reload at x: its
+    /// timeline's interval on (`after`; one entry spacing for `at_end`, whose last entry
+    /// comes at least that late; never for `never`), or the first push after x to a widget
+    /// of its kind (a push asks every widget of its kind), whichever comes first.
+    public static func nextAsk(world: PersonWorld, scenario s: Scenario) -> NextAsk {
+        let kinds = s.widgets.map(\.kind)
+        var pushes = Array(repeating: [SimTime](), count: s.widgets.count)
+        for p in world.pushes {
+            for m in s.widgets.indices where kinds[m] == kinds[Int(p.widget)] { pushes[m].append(p.time) }
+        }
+        let intervals: [SimTime?] = s.widgets.map { spec in
+            switch spec.timeline.reload {
+            case .after(let d): d
+            case .atEnd: spec.timeline.entrySpacingMs
+            case .never: nil
+            }
+        }
+        return { m, x in
+            let list = pushes[m]
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if list[mid] <= x { lo = mid + 1 } else { hi = mid }
+            }
+            let push = lo < list.count ? list[lo] : .max
+            guard let d = intervals[m] else { return push }
+            return min(push, x + d)
+        }
+    }
+
     /// The person's rate of views (per ms): the person's own views a day (the world's
     /// draw, made again from its stream) over the local hours of the view profile, and
     /// the glances while in StandBy (MODEL §2); what a phone could know of its views at
@@ -403,7 +524,8 @@ extension PhoneBound {
     /// is at most what any reload in it leaves. Otherwise as `segments`.
     public static func cellSegments(
         members: [Int], free: (Int) -> [SimTime], requests: (Int) -> [SimTime], added: (Int) -> SimTime,
-        end: SimTime, step: SimTime, levels: Levels, views: ViewRate
+        end: SimTime, step: SimTime, levels: Levels, views: ViewRate, announced: (Int) -> [SimTime] = { _ in [] },
+        next: NextAsk? = nil
     ) -> [Segment] {
         var result: [Segment] = []
         let changes = views.changes
@@ -435,9 +557,14 @@ extension PhoneBound {
                 weight.append(nu * length)
                 scale.append(lambda > 0 ? -nu * expm1(-lambda * length) / lambda : nu * length)
             }
-            result.append(Segment(
+            let known = announced(m)
+            let starts = Array(cuts.dropLast()), covers = cuts.dropFirst().map { $0 - 1 }
+            var segment = Segment(
                 member: m, firstView: 0, start: levels.level(m, first), at: at, after: after, weight: weight,
-                scale: scale, times: Array(cuts.dropLast()), reachable: reach, end: close))
+                scale: scale, times: starts, reachable: reach, end: close,
+                announced: starts.map { last(of: known, before: $0) }, covers: covers, opened: open)
+            segment.following = following(covers: covers, earliest: starts, member: m, next: next)
+            result.append(segment)
         }
         return result
     }
