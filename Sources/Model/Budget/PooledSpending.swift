@@ -85,6 +85,19 @@ struct PooledSpending {
     private var cumulative: [Double] = []
     private var kept: [Double] = []
     private var viewRate: [Double] = Array(repeating: 0, count: 24)
+    // The plan over the doubled day in stretches (`i * stretches + k`): views kept, the
+    // per-stretch factors of the change and free-reload hazards, and V(k), the least
+    // expected stale views plus θ per later reload after a reload at stretch k's start
+    // (`i * (stretches + 1) + k`), for the price `planTheta`.
+    private var stretchViews: [Double] = []
+    private var changeFactor: [Double] = []
+    private var freeFactor: [Double] = []
+    private var value: [Double] = []
+    private var planTheta = -1.0
+
+    /// Stretches of a day in the plan, and of the doubled day it looks over.
+    static let stretchesPerDay = 96
+    static let stretches = 2 * stretchesPerDay
 
     init() {}
 
@@ -127,6 +140,11 @@ struct PooledSpending {
         cumulative.resetFlat(count: n * 49, to: 0)
         kept.resetFlat(count: n * 49, to: 0)
         viewRate.resetFlat(count: 24, to: 0)
+        stretchViews.resetFlat(count: n * Self.stretches, to: 0)
+        changeFactor.resetFlat(count: n * Self.stretches, to: 1)
+        freeFactor.resetFlat(count: n * Self.stretches, to: 1)
+        value.resetFlat(count: n * (Self.stretches + 1), to: 0)
+        planTheta = -1
     }
 
     // MARK: - The shadow ios_like
@@ -295,7 +313,64 @@ struct PooledSpending {
             for k in stride(from: 47, through: 0, by: -1) {
                 kept[c + k] = keptWithin(i, hour: k % 24, hours: 1) + exp(-exitHazard[i * 24 + k % 24]) * kept[c + k + 1]
             }
+            let hours = 24.0 / Double(Self.stretchesPerDay)
+            for k in 0 ..< Self.stretches {
+                let h = (k * 24 / Self.stretchesPerDay) % 24
+                stretchViews[i * Self.stretches + k] = ownRate[i * 24 + h] * hours
+                changeFactor[i * Self.stretches + k] = exp(-hazard[i * 24 + h] * hours / 2)
+                freeFactor[i * Self.stretches + k] = exp(-(exitHazard[i * 24 + h] - hazard[i * 24 + h]) * hours / 2)
+            }
         }
+        planTheta = -1
+    }
+
+    /// V(k) for every stretch of every instance at today's θ: after a reload at stretch k's
+    /// start, the least over the later reloads of the expected stale views to the end of
+    /// the doubled day plus θ per reload. A stretch's views count stale with the chance
+    /// of a change since the last reload at its middle, and not at all after a free
+    /// reload (the member then starts afresh whatever was planned).
+    private mutating func plan() {
+        let n = Self.stretches
+        for i in 0 ..< instances {
+            let s = i * n, v = i * (n + 1)
+            value[v + n] = 0
+            for k in stride(from: n - 1, through: 0, by: -1) {
+                var fresh = 1.0, kept = 1.0, cost = 0.0
+                var best = Double.infinity
+                for l in k ..< n {
+                    let c = changeFactor[s + l], f = freeFactor[s + l]
+                    cost += stretchViews[s + l] * kept * f * (1 - fresh * c)
+                    fresh *= c * c
+                    kept *= f * f
+                    best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
+                }
+                value[v + k] = best
+            }
+        }
+        planTheta = theta
+    }
+
+    /// Whether a reload of `i` now leaves fewer expected stale views plus θ per reload than
+    /// any later first reload (or none), by the plan: reloading now costs θ + V(now);
+    /// waiting to stretch j costs the stale views until then, from the chance it is stale
+    /// now, plus θ + V(j). A tie waits.
+    mutating func reloadNowIsBest(_ i: Int, at now: SimTime) -> Bool {
+        if planTheta != theta { plan() }
+        let n = Self.stretches, s = i * n, v = i * (n + 1)
+        let into = now - DailyViewCounts.day(of: now) * Milliseconds.day
+        let c = min(Self.stretchesPerDay - 1, Int(into * Int64(Self.stretchesPerDay) / Milliseconds.day))
+        let fresh0 = 1 - staleChance(i, at: now)
+        let reloadNow = theta + value[v + c]
+        var fresh = fresh0, kept = 1.0, cost = 0.0
+        for l in c ..< n {
+            let k = changeFactor[s + l], f = freeFactor[s + l]
+            cost += stretchViews[s + l] * kept * f * (1 - fresh * k)
+            fresh *= k * k
+            kept *= f * f
+            let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
+            if wait <= reloadNow { return false }
+        }
+        return true
     }
 
     /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
@@ -358,7 +433,7 @@ struct PooledSpending {
         // the person is looking.
         let looking = lastView != .min && now - lastView <= Milliseconds.hour
         let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
-        let worth = learning || gain(i, at: now) >= theta
+        let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
             return .deferUntil(now + pollMs, because: .notYetReleased)
