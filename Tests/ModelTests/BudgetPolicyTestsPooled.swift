@@ -93,7 +93,9 @@ private final class Deferrals {
     /// grants instance 0 all of its 24 requests a day (budget 44: the 23 after the
     /// midnight reload and the one at its hour) and instance 1 one (budget 1), so the
     /// pooled grants over the days after the first stay within `share` · 25 a day (plus
-    /// the first day's 40 + 40 budget, from which at most 2 · 24 were asked).
+    /// the first day's 40 + 40 budget, from which at most 2 · 24 were asked). Once θ has
+    /// walked down from its start (10 stale views, twice what a reload of instance 1 keeps
+    /// fresh here: four days at × 0.75), the pool is spent, not hoarded.
     @Test(arguments: [0.5, 0.97])
     func poolNeverSpendsMoreThanItsShareOfIOSLike(share: Double) throws {
         let days: Int64 = 8
@@ -101,7 +103,8 @@ private final class Deferrals {
         let total = grants[0].reduce(0, +) + grants[1].reduce(0, +)
         let bound = share * (Double(2 * 24) + 25 * Double(days - 1))
         #expect(Double(total) <= bound + 1, "\(total) grants against at most \(bound)")
-        #expect(Double(total) >= 0.6 * bound, "\(total) grants: the pool is spent, not hoarded (\(bound))")
+        let late = (4 ..< Int(days)).map { grants[0][$0] + grants[1][$0] }.reduce(0, +)
+        #expect(Double(late) >= 0.6 * share * 25 * Double(days - 4), "\(late) grants on days 4 to 7: the pool is spent, not hoarded")
     }
 
     /// A pooled request worth less than the day's threshold waits as `below_threshold`:

@@ -28,27 +28,38 @@ import WidgetSimKernel
 ///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
-/// - A reload of instance i at t is worth G = P(stale) · W(t): P(stale) = 1 after a
+/// - A reload of instance i at t alone is worth G = P(stale) · W(t): P(stale) = 1 after a
 ///   background request since its last reload (a push: the content changed), else
 ///   1 − exp(−∫ λ from its last reload to t) (1 before any reload); W(t) = ∫ (ν(s) +
 ///   `own_weight` · ν_i(s)) · exp(−∫_t^s (λ + μ)) ds over the next 24 h: the stack views
 ///   expected before its next change or free reload, every one of which counts the
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
-/// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
-///   first day, before any day to learn from, whenever the pool allows it for a push, an
-///   instance's first request or within an hour of a stack view (not at night, before
-///   anyone has looked). Otherwise it
-///   is deferred `poll` (`below_threshold`: worth less than θ; `not_yet_released`:
-///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
-///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
-///   when more than a fifth of that day's credit was left unspent, within [0.01, 1,000].
+/// - **The plan.** G says nothing of when: a reload at 2:00 and one at 7:00 keep the same
+///   morning views fresh when nothing can change in between. Each day, with θ as the
+///   price of a reload, the pool solves per instance the rates bound's shortest path
+///   (MODEL §4, "What a phone can reach") on what it learned: over the doubled day from
+///   midnight in stretches of 15 minutes, V(k) is the least, over the reloads after one
+///   at stretch k's start, of the expected stale views to the horizon plus θ per reload,
+///   a stretch's views (ν + `own_weight` · ν_i) stale with the chance of a change since
+///   the last reload at its middle, and not counted after a free reload. A request at t,
+///   in stretch c, is worth granting when θ + V(c) is less than waiting for any later
+///   first reload: the stale views until stretch j, from P(stale) now, plus θ + V(j), or
+///   no reload to the horizon (a tie waits).
+/// - A charged request is granted when the pool allows it and it is worth granting, or on
+///   the person's first day, before any day to learn from, whenever the pool allows it for
+///   a push, an instance's first request or within an hour of a stack view (not at night,
+///   before anyone has looked). Otherwise it is deferred `poll` (`below_threshold`: waiting
+///   is better at price θ; `not_yet_released`: the pool is spent). θ starts at
+///   `threshold` and is set at each budget day's start: × 1.3 when a request worth
+///   granting was refused for want of pool the day before, × 0.75 when more than a fifth
+///   of that day's credit was left unspent, within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
     var share = 0.97
     var changePrior = 1.0
     var pollMs: Int64 = 10 * Milliseconds.minute
-    var ownWeight = 100.0
+    var ownWeight = 50.0
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
     private var initialTheta = 10.0
