@@ -349,16 +349,24 @@ struct PooledSpending {
                 var fresh = 1.0, kept = 1.0, cost = 0.0
                 var best = Double.infinity
                 for l in k ..< n {
-                    let c = changeFactor[s + l], f = freeFactor[s + l]
-                    cost += stretchViews[s + l] * kept * f * (1 - fresh * c)
-                    fresh *= c * c
-                    kept *= f * f
+                    cost += staleViews(s + l, fresh: &fresh, kept: &kept)
                     best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
                 }
                 value[v + k] = best
             }
         }
         planTheta = theta
+    }
+
+    /// The expected stale views of stretch `at` (an index into the plan's tables), with
+    /// `fresh` the chance that no change came since the last reload and `kept` the chance
+    /// that no free reload came, both at the stretch's start; moves both to its end.
+    @inline(__always) private func staleViews(_ at: Int, fresh: inout Double, kept: inout Double) -> Double {
+        let c = changeFactor[at], f = freeFactor[at]
+        let stale = stretchViews[at] * kept * f * (1 - fresh * c)
+        fresh *= c * c
+        kept *= f * f
+        return stale
     }
 
     /// Whether a reload of `i` now leaves fewer expected stale views plus θ per reload than
@@ -374,10 +382,7 @@ struct PooledSpending {
         let reloadNow = theta + value[v + c]
         var fresh = fresh0, kept = 1.0, cost = 0.0
         for l in c ..< n {
-            let k = changeFactor[s + l], f = freeFactor[s + l]
-            cost += stretchViews[s + l] * kept * f * (1 - fresh * k)
-            fresh *= k * k
-            kept *= f * f
+            cost += staleViews(s + l, fresh: &fresh, kept: &kept)
             let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
             if wait <= reloadNow { return false }
         }
