@@ -351,6 +351,8 @@ struct PooledSpending {
                 for l in k ..< n {
                     cost += staleViews(s + l, fresh: &fresh, kept: &kept)
                     best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
+                    // Every later choice costs at least `cost`.
+                    if cost >= best { break }
                 }
                 value[v + k] = best
             }
@@ -385,6 +387,7 @@ struct PooledSpending {
             cost += staleViews(s + l, fresh: &fresh, kept: &kept)
             let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
             if wait <= reloadNow { return false }
+            if cost > reloadNow { break }
         }
         return true
     }
