@@ -28,27 +28,38 @@ import WidgetSimKernel
 ///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
-/// - A reload of instance i at t is worth G = P(stale) · W(t): P(stale) = 1 after a
+/// - A reload of instance i at t alone is worth G = P(stale) · W(t): P(stale) = 1 after a
 ///   background request since its last reload (a push: the content changed), else
 ///   1 − exp(−∫ λ from its last reload to t) (1 before any reload); W(t) = ∫ (ν(s) +
 ///   `own_weight` · ν_i(s)) · exp(−∫_t^s (λ + μ)) ds over the next 24 h: the stack views
 ///   expected before its next change or free reload, every one of which counts the
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
-/// - A charged request is granted when the pool allows it and G ≥ θ, or on the person's
-///   first day, before any day to learn from, whenever the pool allows it for a push, an
-///   instance's first request or within an hour of a stack view (not at night, before
-///   anyone has looked). Otherwise it
-///   is deferred `poll` (`below_threshold`: worth less than θ; `not_yet_released`:
-///   the pool is spent). θ starts at `threshold` and is set at each budget day's start:
-///   × 1.3 when a request with G ≥ θ was refused for want of pool the day before, × 0.75
-///   when more than a fifth of that day's credit was left unspent, within [0.01, 1,000].
+/// - **The plan.** G says nothing of when: a reload at 2:00 and one at 7:00 keep the same
+///   morning views fresh when nothing can change in between. Each day, with θ as the
+///   price of a reload, the pool solves per instance the rates bound's shortest path
+///   (MODEL §4, "What a phone can reach") on what it learned: over the doubled day from
+///   midnight in stretches of 15 minutes, V(k) is the least, over the reloads after one
+///   at stretch k's start, of the expected stale views to the horizon plus θ per reload,
+///   a stretch's views (ν + `own_weight` · ν_i) stale with the chance of a change since
+///   the last reload at its middle, and not counted after a free reload. A request at t,
+///   in stretch c, is worth granting when θ + V(c) is less than waiting for any later
+///   first reload: the stale views until stretch j, from P(stale) now, plus θ + V(j), or
+///   no reload to the horizon (a tie waits).
+/// - A charged request is granted when the pool allows it and it is worth granting, or on
+///   the person's first day, before any day to learn from, whenever the pool allows it for
+///   a push, an instance's first request or within an hour of a stack view (not at night,
+///   before anyone has looked). Otherwise it is deferred `poll` (`below_threshold`: waiting
+///   is better at price θ; `not_yet_released`: the pool is spent). θ starts at
+///   `threshold` and is set at each budget day's start: × 1.3 when a request worth
+///   granting was refused for want of pool the day before, × 0.75 when more than a fifth
+///   of that day's credit was left unspent, within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
     var share = 0.97
     var changePrior = 1.0
     var pollMs: Int64 = 10 * Milliseconds.minute
-    var ownWeight = 100.0
+    var ownWeight = 50.0
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
     private var initialTheta = 10.0
@@ -85,6 +96,19 @@ struct PooledSpending {
     private var cumulative: [Double] = []
     private var kept: [Double] = []
     private var viewRate: [Double] = Array(repeating: 0, count: 24)
+    // The plan over the doubled day in stretches (`i * stretches + k`): views kept, the
+    // per-stretch factors of the change and free-reload hazards, and V(k), the least
+    // expected stale views plus θ per later reload after a reload at stretch k's start
+    // (`i * (stretches + 1) + k`), for the price `planTheta`.
+    private var stretchViews: [Double] = []
+    private var changeFactor: [Double] = []
+    private var freeFactor: [Double] = []
+    private var value: [Double] = []
+    private var planTheta = -1.0
+
+    /// Stretches of a day in the plan, and of the doubled day it looks over.
+    static let stretchesPerDay = 96
+    static let stretches = 2 * stretchesPerDay
 
     init() {}
 
@@ -127,6 +151,11 @@ struct PooledSpending {
         cumulative.resetFlat(count: n * 49, to: 0)
         kept.resetFlat(count: n * 49, to: 0)
         viewRate.resetFlat(count: 24, to: 0)
+        stretchViews.resetFlat(count: n * Self.stretches, to: 0)
+        changeFactor.resetFlat(count: n * Self.stretches, to: 1)
+        freeFactor.resetFlat(count: n * Self.stretches, to: 1)
+        value.resetFlat(count: n * (Self.stretches + 1), to: 0)
+        planTheta = -1
     }
 
     // MARK: - The shadow ios_like
@@ -295,7 +324,72 @@ struct PooledSpending {
             for k in stride(from: 47, through: 0, by: -1) {
                 kept[c + k] = keptWithin(i, hour: k % 24, hours: 1) + exp(-exitHazard[i * 24 + k % 24]) * kept[c + k + 1]
             }
+            let hours = 24.0 / Double(Self.stretchesPerDay)
+            for k in 0 ..< Self.stretches {
+                let h = (k * 24 / Self.stretchesPerDay) % 24
+                stretchViews[i * Self.stretches + k] = ownRate[i * 24 + h] * hours
+                changeFactor[i * Self.stretches + k] = exp(-hazard[i * 24 + h] * hours / 2)
+                freeFactor[i * Self.stretches + k] = exp(-(exitHazard[i * 24 + h] - hazard[i * 24 + h]) * hours / 2)
+            }
         }
+        planTheta = -1
+    }
+
+    /// V(k) for every stretch of every instance at today's θ: after a reload at stretch k's
+    /// start, the least over the later reloads of the expected stale views to the end of
+    /// the doubled day plus θ per reload. A stretch's views count stale with the chance
+    /// of a change since the last reload at its middle, and not at all after a free
+    /// reload (the member then starts afresh whatever was planned).
+    private mutating func plan() {
+        let n = Self.stretches
+        for i in 0 ..< instances {
+            let s = i * n, v = i * (n + 1)
+            value[v + n] = 0
+            for k in stride(from: n - 1, through: 0, by: -1) {
+                var fresh = 1.0, kept = 1.0, cost = 0.0
+                var best = Double.infinity
+                for l in k ..< n {
+                    cost += staleViews(s + l, fresh: &fresh, kept: &kept)
+                    best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
+                    // Every later choice costs at least `cost`.
+                    if cost >= best { break }
+                }
+                value[v + k] = best
+            }
+        }
+        planTheta = theta
+    }
+
+    /// The expected stale views of stretch `at` (an index into the plan's tables), with
+    /// `fresh` the chance that no change came since the last reload and `kept` the chance
+    /// that no free reload came, both at the stretch's start; moves both to its end.
+    @inline(__always) private func staleViews(_ at: Int, fresh: inout Double, kept: inout Double) -> Double {
+        let c = changeFactor[at], f = freeFactor[at]
+        let stale = stretchViews[at] * kept * f * (1 - fresh * c)
+        fresh *= c * c
+        kept *= f * f
+        return stale
+    }
+
+    /// Whether a reload of `i` now leaves fewer expected stale views plus θ per reload than
+    /// any later first reload (or none), by the plan: reloading now costs θ + V(now);
+    /// waiting to stretch j costs the stale views until then, from the chance it is stale
+    /// now, plus θ + V(j). A tie waits.
+    mutating func reloadNowIsBest(_ i: Int, at now: SimTime) -> Bool {
+        if planTheta != theta { plan() }
+        let n = Self.stretches, s = i * n, v = i * (n + 1)
+        let into = now - DailyViewCounts.day(of: now) * Milliseconds.day
+        let c = min(Self.stretchesPerDay - 1, Int(into * Int64(Self.stretchesPerDay) / Milliseconds.day))
+        let fresh0 = 1 - staleChance(i, at: now)
+        let reloadNow = theta + value[v + c]
+        var fresh = fresh0, kept = 1.0, cost = 0.0
+        for l in c ..< n {
+            cost += staleViews(s + l, fresh: &fresh, kept: &kept)
+            let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
+            if wait <= reloadNow { return false }
+            if cost > reloadNow { break }
+        }
+        return true
     }
 
     /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
@@ -358,7 +452,7 @@ struct PooledSpending {
         // the person is looking.
         let looking = lastView != .min && now - lastView <= Milliseconds.hour
         let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
-        let worth = learning || gain(i, at: now) >= theta
+        let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
             return .deferUntil(now + pollMs, because: .notYetReleased)

@@ -95,13 +95,13 @@ public final class PredictiveBudget: BudgetPolicy {
         "pooled: the share of ios_like's charged reloads (played in a shadow account) the pool may spend")
     public static let threshold = ParameterSpec(
         "threshold", .number(0 ... 1_000_000), default: .number(10),
-        "pooled: stale stack views a reload must be expected to save, on the first day (then learned)")
+        "pooled: the price of a reload in stale stack views, against which each day's plan weighs it, on the first days (then learned)")
     public static let changePrior = ParameterSpec(
         "change_prior", .number(0 ... 1_000_000), default: .number(1),
         "pooled: pseudo-hours of the instance's mean rate of change behind its rate in each hour")
 
     public static let ownWeight = ParameterSpec(
-        "own_weight", .number(0 ... 1_000), default: .number(100),
+        "own_weight", .number(0 ... 1_000), default: .number(50),
         "pooled: weight of the instance's own views (where it is shown) beside the stack's views it keeps fresh")
 
     public static let descriptor = BudgetPolicyDescriptor(
@@ -176,7 +176,7 @@ public final class PredictiveBudget: BudgetPolicy {
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
         recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
         weekdayPrior: Double, pooled: Bool = false, share: Double = 0.97, threshold: Double = 10,
-        changePrior: Double = 1, ownWeight: Double = 100
+        changePrior: Double = 1, ownWeight: Double = 50
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
         precondition(pushReserve >= 0 && pushReserve <= 1 && recentMs >= 0 && lookaheadMs >= 0 && pollMs >= 1)
