@@ -40,7 +40,7 @@ public final class PersonEngine {
     let members: [Int]
     /// `members` read in place at each view: the member on top, the wanted one (members
     /// the governor and the ranking's order numbered, below `members.count`).
-    let memberInstances: FlatBuffer<Int>
+    let memberInstances: UnsafeMutablePointer<Int>
     /// Stack member index of each widget, or −1.
     let memberOf: [Int]
     let standalone: [Int]
@@ -50,7 +50,7 @@ public final class PersonEngine {
     let sameKind: WidgetLists
     let sameApp: WidgetLists
     /// What a reload of each instance reads (`InstanceFacts`), one struct per instance.
-    let facts: FlatBuffer<InstanceFacts>
+    let facts: UnsafeMutablePointer<InstanceFacts>
     let interactive: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
@@ -81,11 +81,15 @@ public final class PersonEngine {
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
-    let pending: FlatBuffer<PendingRequest>
+    let pending: UnsafeMutablePointer<PendingRequest>
     /// Running audio or navigation sessions per app.
     let audio: FlatBuffer<Int>
     /// Each instance's state, one struct per instance.
-    let instances: FlatBuffer<InstanceState>
+    let instances: UnsafeMutablePointer<InstanceState>
+    /// The buffers that hold `memberInstances`, `facts`, `pending` and `instances`,
+    /// reached through their addresses (`FlatBuffer.address`: one load fewer at each
+    /// access than through the buffer, and the engine touches them at every event).
+    let buffers: [AnyObject]
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
     /// Whether each instance's content is stale, and its stale views.
@@ -138,7 +142,8 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
-        memberInstances = FlatBuffer(members)
+        let memberInstances = FlatBuffer(members)
+        self.memberInstances = memberInstances.address
         var memberOf = Array(repeating: -1, count: widgets.count)
         for (k, w) in members.enumerated() { memberOf[w] = k }
         self.memberOf = memberOf
@@ -169,8 +174,10 @@ public final class PersonEngine {
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
-        pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
-        instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
+        let pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
+        let instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
+        self.pending = pending.address
+        self.instances = instances.address
         order = Array(0 ..< members.count)
         proposed = .allocate(capacity: max(members.count, 1))
         let added = anyAdded
@@ -183,10 +190,12 @@ public final class PersonEngine {
                 reloadPolicy: widget.timeline.reload, hasRelevance: widget.relevance != RelevanceSpec.none,
                 hasPredictable: predictable, spanned: memberOf[w] >= 0 && !predictable && !added)
         }
-        self.facts = FlatBuffer(facts)
+        let factBuffer = FlatBuffer(facts)
+        self.facts = factBuffer.address
+        buffers = [memberInstances, factBuffer, pending, instances]
         rankInPlace = builtIn.ranksInPlace && !anyAdded
         staleness = Staleness(
-            days: scenario.days, counts: counts, instances: instances, facts: self.facts, members: members)
+            days: scenario.days, counts: counts, instances: instances, facts: factBuffer, members: members)
         plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
             && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
             && !budgetObserves.contains(.views) && !rankingObserves.contains(.views)
