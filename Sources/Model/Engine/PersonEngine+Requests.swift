@@ -121,9 +121,13 @@ extension PersonEngine {
         }
         let fresh = staleness.reloaded(w, day: day)
         instances[w].hadReload = true
+        let held = pending[w]
         pending[w] = PendingRequest()
         if facts[w].hasPredictable || facts[w].hasRelevance { renewTimelines(w, at: t, fresh: fresh) }
-        queue.cancel(slot: backgroundSlot(w))
+        // The background slot holds a request only while one is pending (`deferRequest`).
+        // The background slot holds a retry only while a request is pending (`deferRequest`).
+        assert(!held.isEmpty || !retryQueued(w), "a background retry queued with no request pending")
+        if !held.isEmpty { cancelRetry(w) }
         if case .after(let interval) = facts[w].reloadPolicy {
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
@@ -131,6 +135,19 @@ extension PersonEngine {
         }
         if !budgetObserves.isDisjoint(with: [.reloads, .renders]) { tellBudget(w, charged: charged, changed: fresh, at: t) }
         if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
+    }
+
+    /// Removes the background retry of `w`, if one is queued (kept out of `reload`: a
+    /// reload finds a request pending only after a refusal).
+    @inline(never)
+    func cancelRetry(_ w: Int) {
+        queue.cancel(slot: backgroundSlot(w))
+    }
+
+    /// Whether a background retry of `w` is queued (for `reloadBody`'s assertion).
+    @inline(never)
+    func retryQueued(_ w: Int) -> Bool {
+        queue.pendingTime(slot: backgroundSlot(w)) != nil
     }
 
     /// Tells the budget of a reload of `w` at `t`, and what its rendering showed, as far
