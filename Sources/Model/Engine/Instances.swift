@@ -29,6 +29,27 @@ struct InstanceFacts {
     /// predictable content, none added during the run): its stale member views are
     /// counted by spans (`Staleness`).
     let spanned: Bool
+    /// The interval of its reload policy when that is `after` and a reload renews
+    /// nothing else (no predictable content, no relevance): the next timeline request is
+    /// then all a reload schedules. 0 otherwise.
+    let plainAfter: Int64
+
+    init(horizon: Int64, entrySpacing: Int64, periodic: Int64, cost: Int64, reloadPolicy: ReloadPolicy,
+         hasRelevance: Bool, hasPredictable: Bool, spanned: Bool) {
+        self.horizon = horizon
+        self.entrySpacing = entrySpacing
+        self.periodic = periodic
+        self.cost = cost
+        self.reloadPolicy = reloadPolicy
+        self.hasRelevance = hasRelevance
+        self.hasPredictable = hasPredictable
+        self.spanned = spanned
+        if case .after(let interval) = reloadPolicy, !hasRelevance, !hasPredictable {
+            plainAfter = max(interval, 0)
+        } else {
+            plainAfter = 0
+        }
+    }
 }
 
 /// One list of widget indices per widget, stored flat: widget `w`'s list is

@@ -30,6 +30,9 @@ public final class PersonEngine {
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
     @exclusivity(unchecked) var activeTrace: (any TraceSink)?
+    /// Whether a reload is told to anyone, for the length of one run: the budget, when it
+    /// observes reloads or renders, or the trace (`hear`). One test at each reload.
+    @exclusivity(unchecked) var reloadsHeard = false
     /// Whether the timeline the reload being made replaces had run out of predictable
     /// content (set by `renewTimelines` for a budget that observes renders, read and
     /// cleared by `tellBudget`).
@@ -268,6 +271,7 @@ public final class PersonEngine {
     func simulate<Plain: ViewKind>(_ world: PersonWorld, views: Plain.Type) -> PersonCounts {
         self.world = world
         activeTrace = trace
+        reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
         counts.reset()
         foreground.reset(count: appCount, to: 0)
         audio.reset(count: appCount, to: 0)
@@ -331,6 +335,7 @@ public final class PersonEngine {
         }
         self.world = nil
         activeTrace = nil
+        reloadsHeard = false
         var result = counts.counts()
         fillEnergy(&result)
         return result
