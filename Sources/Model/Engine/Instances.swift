@@ -54,19 +54,28 @@ struct InstanceFacts {
 
 /// One list of widget indices per widget, stored flat: widget `w`'s list is
 /// `items[range(w)]`. Walking an array of arrays retains the inner array every time;
-/// these two plain arrays are read directly.
+/// these two buffers are read in place, through their addresses (the engine asks for
+/// widgets below the count it made the lists for).
 struct WidgetLists {
-    let items: [Int]
-    private let start: [Int]
+    let items: UnsafeMutablePointer<Int>
+    private let start: UnsafeMutablePointer<Int>
+    private let count: Int
+    /// The buffers behind `items` and `start`, held here.
+    private let buffers: (items: FlatBuffer<Int>, start: FlatBuffer<Int>)
 
     init(_ lists: [[Int]]) {
-        items = lists.flatMap { $0 }
         var start = [0]
         for list in lists { start.append(start[start.count - 1] + list.count) }
-        self.start = start
+        buffers = (FlatBuffer(lists.flatMap { $0 }), FlatBuffer(start))
+        items = buffers.items.address
+        self.start = buffers.start.address
+        count = lists.count
     }
 
     /// The positions in `items` of widget `w`'s list.
     @inline(__always)
-    func range(_ w: Int) -> Range<Int> { start[w] ..< start[w + 1] }
+    func range(_ w: Int) -> Range<Int> {
+        assert(w >= 0 && w < count, "widget \(w) out of 0 ..< \(count)")
+        return Range(uncheckedBounds: (start[w], start[w &+ 1]))
+    }
 }

@@ -47,7 +47,8 @@ public final class PersonEngine {
     /// Stack member index of each widget, or −1.
     let memberOf: [Int]
     let standalone: [Int]
-    let appOf: [Int]
+    /// The app of each instance, read in place.
+    let appOf: UnsafeMutablePointer<Int>
     let appCount: Int
     /// Every instance of the widget's kind (including itself), for `reloadTimelines(ofKind:)`.
     let sameKind: WidgetLists
@@ -89,7 +90,7 @@ public final class PersonEngine {
     let audio: FlatBuffer<Int>
     /// Each instance's state, one struct per instance.
     let instances: UnsafeMutablePointer<InstanceState>
-    /// The buffers that hold `memberInstances`, `facts`, `pending` and `instances`,
+    /// The buffers that hold `memberInstances`, `facts`, `pending`, `instances` and `appOf`,
     /// reached through their addresses (`FlatBuffer.address`: one load fewer at each
     /// access than through the buffer, and the engine touches them at every event).
     let buffers: [AnyObject]
@@ -153,11 +154,12 @@ public final class PersonEngine {
         let placedNowhere = Set(scenario.stack.suggestable)
         standalone = widgets.indices.filter { memberOf[$0] < 0 && !placedNowhere.contains($0) }
         var apps: [String: Int] = [:]
-        appOf = widgets.map { w in
+        let appOf = FlatBuffer(widgets.map { w in
             if let a = apps[w.app] { return a }
             apps[w.app] = apps.count
             return apps.count - 1
-        }
+        })
+        self.appOf = appOf.address
         appCount = apps.count
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
@@ -195,7 +197,7 @@ public final class PersonEngine {
         }
         let factBuffer = FlatBuffer(facts)
         self.facts = factBuffer.address
-        buffers = [memberInstances, factBuffer, pending, instances]
+        buffers = [memberInstances, factBuffer, pending, instances, appOf]
         rankInPlace = builtIn.ranksInPlace && !anyAdded
         staleness = Staleness(
             days: scenario.days, counts: counts, instances: instances, facts: factBuffer, members: members)
