@@ -446,7 +446,9 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            view(items.views[i], index: i, at: t, day: day, plain: Plain.self)
+            // The record read in place, not copied for the call.
+            assert(i < items.views.count, "a view position past the world's views")
+            view(items.views.baseAddress.unsafelyUnwrapped + i, index: i, at: t, day: day, plain: Plain.self)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")
