@@ -29,23 +29,53 @@ struct InstanceFacts {
     /// predictable content, none added during the run): its stale member views are
     /// counted by spans (`Staleness`).
     let spanned: Bool
+    /// The interval of its reload policy when that is `after` and a reload renews
+    /// nothing else (no predictable content, no relevance): the next timeline request is
+    /// then all a reload schedules. 0 otherwise.
+    let plainAfter: Int64
+
+    init(horizon: Int64, entrySpacing: Int64, periodic: Int64, cost: Int64, reloadPolicy: ReloadPolicy,
+         hasRelevance: Bool, hasPredictable: Bool, spanned: Bool) {
+        self.horizon = horizon
+        self.entrySpacing = entrySpacing
+        self.periodic = periodic
+        self.cost = cost
+        self.reloadPolicy = reloadPolicy
+        self.hasRelevance = hasRelevance
+        self.hasPredictable = hasPredictable
+        self.spanned = spanned
+        if case .after(let interval) = reloadPolicy, !hasRelevance, !hasPredictable {
+            plainAfter = max(interval, 0)
+        } else {
+            plainAfter = 0
+        }
+    }
 }
 
 /// One list of widget indices per widget, stored flat: widget `w`'s list is
 /// `items[range(w)]`. Walking an array of arrays retains the inner array every time;
-/// these two plain arrays are read directly.
+/// these two buffers are read in place, through their addresses (the engine asks for
+/// widgets below the count it made the lists for).
 struct WidgetLists {
-    let items: [Int]
-    private let start: [Int]
+    let items: UnsafeMutablePointer<Int>
+    private let start: UnsafeMutablePointer<Int>
+    private let count: Int
+    /// The buffers behind `items` and `start`, held here.
+    private let buffers: (items: FlatBuffer<Int>, start: FlatBuffer<Int>)
 
     init(_ lists: [[Int]]) {
-        items = lists.flatMap { $0 }
         var start = [0]
         for list in lists { start.append(start[start.count - 1] + list.count) }
-        self.start = start
+        buffers = (FlatBuffer(lists.flatMap { $0 }), FlatBuffer(start))
+        items = buffers.items.address
+        self.start = buffers.start.address
+        count = lists.count
     }
 
     /// The positions in `items` of widget `w`'s list.
     @inline(__always)
-    func range(_ w: Int) -> Range<Int> { start[w] ..< start[w + 1] }
+    func range(_ w: Int) -> Range<Int> {
+        assert(w >= 0 && w < count, "widget \(w) out of 0 ..< \(count)")
+        return Range(uncheckedBounds: (start[w], start[w &+ 1]))
+    }
 }

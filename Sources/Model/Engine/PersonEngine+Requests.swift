@@ -121,16 +121,40 @@ extension PersonEngine {
         }
         let fresh = staleness.reloaded(w, day: day)
         instances[w].hadReload = true
+        let held = pending[w]
         pending[w] = PendingRequest()
-        if facts[w].hasPredictable || facts[w].hasRelevance { renewTimelines(w, at: t, fresh: fresh) }
-        queue.cancel(slot: backgroundSlot(w))
-        if case .after(let interval) = facts[w].reloadPolicy {
+        // The background slot holds a retry only while a request is pending (`deferRequest`).
+        assert(!held.isEmpty || !retryQueued(w), "a background retry queued with no request pending")
+        if !held.isEmpty { cancelRetry(w) }
+        let interval = facts[w].plainAfter
+        if interval > 0 {
             queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
+            renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)
         }
-        if !budgetObserves.isDisjoint(with: [.reloads, .renders]) { tellBudget(w, charged: charged, changed: fresh, at: t) }
+        if reloadsHeard { hear(w, reason, charged: charged, changed: fresh, at: t) }
+    }
+
+    /// The reload of `w` at `t` told to the budget, as far as it observes reloads and
+    /// renders, and traced, when the trace is on (`reloadsHeard`; kept out of `reload`).
+    @inline(never)
+    func hear(_ w: Int, _ reason: ReloadReason, charged: Bool, changed: Bool, at t: SimTime) {
+        if !budgetObserves.isDisjoint(with: [.reloads, .renders]) { tellBudget(w, charged: charged, changed: changed, at: t) }
         if activeTrace != nil { traceReload(t, w, reason, charged: charged) }
+    }
+
+    /// Removes the background retry of `w`, if one is queued (kept out of `reload`: a
+    /// reload finds a request pending only after a refusal).
+    @inline(never)
+    func cancelRetry(_ w: Int) {
+        queue.cancel(slot: backgroundSlot(w))
+    }
+
+    /// Whether a background retry of `w` is queued (for `reloadBody`'s assertion).
+    @inline(never)
+    func retryQueued(_ w: Int) -> Bool {
+        queue.pendingTime(slot: backgroundSlot(w)) != nil
     }
 
     /// Tells the budget of a reload of `w` at `t`, and what its rendering showed, as far
@@ -144,8 +168,8 @@ extension PersonEngine {
         }
     }
 
-    /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance
-    /// (kept out of `reload`, whose widgets often have neither).
+    /// The new timeline of `w` reloaded at `t`: its predictable content and its relevance,
+    /// if it has either (kept out of `reload`, whose widgets often have neither).
     @inline(never)
     func renewTimelines(_ w: Int, at t: SimTime, fresh: Bool) {
         if facts[w].hasPredictable {

@@ -5,20 +5,21 @@ import WidgetSimKernel
 /// and their reasons, rotations), the person's swipes and taps, the standalone widgets
 /// and Widget Suggestions. Staleness at a view is `Staleness`'s.
 extension PersonEngine {
-    /// View `v` of the home screen (MODEL §5, §6); a plain one is made as `Plain` (see
-    /// `simulate`).
-    func view<Plain: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, plain: Plain.Type) {
+    /// View `v` of the home screen (MODEL §5, §6), read in place (`record` points into the
+    /// world's views); a plain one is made as `Plain` (see `simulate`).
+    func view<Plain: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, plain: Plain.Type) {
         if plainViews {
-            view(v, index: index, at: t, day: day, kind: Plain.self)
+            view(record, index: index, at: t, day: day, kind: Plain.self)
         } else {
-            view(v, index: index, at: t, day: day, kind: AnyView.self)
+            view(record, index: index, at: t, day: day, kind: AnyView.self)
         }
     }
 
     /// `view`, made once per kind: for plain views (see `plainViews`), where the tests
     /// of what they lack are left out, recorded for pairs joined from this run's sides
     /// (`PersonEngine+SharedSides`) or not; and for all others.
-    func view<Kind: ViewKind>(_ v: ViewRecord, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
+    func view<Kind: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
+        let v = record.pointee
         // The settings a plain view knows (constants in its specialization), here read
         // in place of the engine's own.
         let plain = Kind.plain

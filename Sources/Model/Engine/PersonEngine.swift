@@ -30,6 +30,9 @@ public final class PersonEngine {
     /// `trace`, held strongly for the length of one run: every event checks it, and a
     /// weak reference costs a runtime call per read.
     @exclusivity(unchecked) var activeTrace: (any TraceSink)?
+    /// Whether a reload is told to anyone, for the length of one run: the budget, when it
+    /// observes reloads or renders, or the trace (`hear`). One test at each reload.
+    @exclusivity(unchecked) var reloadsHeard = false
     /// Whether the timeline the reload being made replaces had run out of predictable
     /// content (set by `renewTimelines` for a budget that observes renders, read and
     /// cleared by `tellBudget`).
@@ -40,17 +43,18 @@ public final class PersonEngine {
     let members: [Int]
     /// `members` read in place at each view: the member on top, the wanted one (members
     /// the governor and the ranking's order numbered, below `members.count`).
-    let memberInstances: FlatBuffer<Int>
+    let memberInstances: UnsafeMutablePointer<Int>
     /// Stack member index of each widget, or −1.
     let memberOf: [Int]
     let standalone: [Int]
-    let appOf: [Int]
+    /// The app of each instance, read in place.
+    let appOf: UnsafeMutablePointer<Int>
     let appCount: Int
     /// Every instance of the widget's kind (including itself), for `reloadTimelines(ofKind:)`.
     let sameKind: WidgetLists
     let sameApp: WidgetLists
     /// What a reload of each instance reads (`InstanceFacts`), one struct per instance.
-    let facts: FlatBuffer<InstanceFacts>
+    let facts: UnsafeMutablePointer<InstanceFacts>
     let interactive: [Bool]
     /// Whether any stack member's timelines carry relevance; when none does, the
     /// members' current relevance is always nil and is never looked up at a view.
@@ -81,11 +85,15 @@ public final class PersonEngine {
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
-    let pending: FlatBuffer<PendingRequest>
+    let pending: UnsafeMutablePointer<PendingRequest>
     /// Running audio or navigation sessions per app.
     let audio: FlatBuffer<Int>
     /// Each instance's state, one struct per instance.
-    let instances: FlatBuffer<InstanceState>
+    let instances: UnsafeMutablePointer<InstanceState>
+    /// The buffers that hold `memberInstances`, `facts`, `pending`, `instances` and `appOf`,
+    /// reached through their addresses (`FlatBuffer.address`: one load fewer at each
+    /// access than through the buffer, and the engine touches them at every event).
+    let buffers: [AnyObject]
     /// The relevance of every widget's current timeline, and its history entries.
     let relevance: RelevanceTimelines
     /// Whether each instance's content is stale, and its stale views.
@@ -138,18 +146,20 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
-        memberInstances = FlatBuffer(members)
+        let memberInstances = FlatBuffer(members)
+        self.memberInstances = memberInstances.address
         var memberOf = Array(repeating: -1, count: widgets.count)
         for (k, w) in members.enumerated() { memberOf[w] = k }
         self.memberOf = memberOf
         let placedNowhere = Set(scenario.stack.suggestable)
         standalone = widgets.indices.filter { memberOf[$0] < 0 && !placedNowhere.contains($0) }
         var apps: [String: Int] = [:]
-        appOf = widgets.map { w in
+        let appOf = FlatBuffer(widgets.map { w in
             if let a = apps[w.app] { return a }
             apps[w.app] = apps.count
             return apps.count - 1
-        }
+        })
+        self.appOf = appOf.address
         appCount = apps.count
         sameKind = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].kind == w.kind } })
         sameApp = WidgetLists(widgets.map { w in widgets.indices.filter { widgets[$0].app == w.app } })
@@ -169,8 +179,10 @@ public final class PersonEngine {
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
-        pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
-        instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
+        let pending = FlatBuffer(count: widgets.count, repeating: PendingRequest())
+        let instances = FlatBuffer(count: widgets.count, repeating: InstanceState())
+        self.pending = pending.address
+        self.instances = instances.address
         order = Array(0 ..< members.count)
         proposed = .allocate(capacity: max(members.count, 1))
         let added = anyAdded
@@ -183,10 +195,12 @@ public final class PersonEngine {
                 reloadPolicy: widget.timeline.reload, hasRelevance: widget.relevance != RelevanceSpec.none,
                 hasPredictable: predictable, spanned: memberOf[w] >= 0 && !predictable && !added)
         }
-        self.facts = FlatBuffer(facts)
+        let factBuffer = FlatBuffer(facts)
+        self.facts = factBuffer.address
+        buffers = [memberInstances, factBuffer, pending, instances, appOf]
         rankInPlace = builtIn.ranksInPlace && !anyAdded
         staleness = Staleness(
-            days: scenario.days, counts: counts, instances: instances, facts: self.facts, members: members)
+            days: scenario.days, counts: counts, instances: instances, facts: factBuffer, members: members)
         plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
             && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
             && !budgetObserves.contains(.views) && !rankingObserves.contains(.views)
@@ -259,6 +273,7 @@ public final class PersonEngine {
     func simulate<Plain: ViewKind>(_ world: PersonWorld, views: Plain.Type) -> PersonCounts {
         self.world = world
         activeTrace = trace
+        reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
         counts.reset()
         foreground.reset(count: appCount, to: 0)
         audio.reset(count: appCount, to: 0)
@@ -322,6 +337,7 @@ public final class PersonEngine {
         }
         self.world = nil
         activeTrace = nil
+        reloadsHeard = false
         var result = counts.counts()
         fillEnergy(&result)
         return result
@@ -430,7 +446,9 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            view(items.views[i], index: i, at: t, day: day, plain: Plain.self)
+            // The record read in place, not copied for the call.
+            assert(i < items.views.count, "a view position past the world's views")
+            view(items.views.baseAddress.unsafelyUnwrapped + i, index: i, at: t, day: day, plain: Plain.self)
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")

@@ -22,8 +22,8 @@ final class Staleness {
     let counts: RunningCounts
     /// The engine's instances: `firstUnshownRandom` is read and written here alone; the
     /// timeline is walked forward here as views ask for it.
-    let instances: FlatBuffer<InstanceState>
-    let facts: FlatBuffer<InstanceFacts>
+    let instances: UnsafeMutablePointer<InstanceState>
+    let facts: UnsafeMutablePointer<InstanceFacts>
     /// The stack members that are not `spanned`, checked at every view (when none is
     /// added during the run).
     let checkedMembers: [Int]
@@ -34,22 +34,30 @@ final class Staleness {
     @exclusivity(unchecked) private(set) var views: Int64 = 0
     /// The number of the first view of each day (`views` when the day was first met);
     /// set for days `0 ..< daysMet`.
-    private let dayStart: FlatBuffer<Int64>
+    private let dayStart: UnsafeMutablePointer<Int64>
     @exclusivity(unchecked) private var daysMet = 0
     /// Per instance: the number of the first view of its open span, or −1 when fresh;
     /// and the day it opened.
-    private let spanStart: FlatBuffer<Int64>
-    private let spanDay: FlatBuffer<Int>
+    private let spanStart: UnsafeMutablePointer<Int64>
+    private let spanDay: UnsafeMutablePointer<Int>
+    /// The number of instances.
+    private let instanceCount: Int
+    /// The buffers the pointers above reach into, held here (`FlatBuffer.address`): the
+    /// engine's instances and facts, and this object's own.
+    private let buffers: [AnyObject]
 
     init(days: Int, counts: RunningCounts, instances: FlatBuffer<InstanceState>, facts: FlatBuffer<InstanceFacts>,
          members: [Int]) {
         self.counts = counts
-        self.instances = instances
-        self.facts = facts
+        self.instances = instances.address
+        self.facts = facts.address
         checkedMembers = members.filter { !facts[$0].spanned }
-        dayStart = FlatBuffer(count: days + 1, repeating: 0)
-        spanStart = FlatBuffer(count: instances.count, repeating: -1)
-        spanDay = FlatBuffer(count: instances.count, repeating: 0)
+        instanceCount = instances.count
+        let dayStart = FlatBuffer<Int64>(count: days + 1, repeating: 0)
+        let spanStart = FlatBuffer<Int64>(count: instances.count, repeating: -1)
+        let spanDay = FlatBuffer<Int>(count: instances.count, repeating: 0)
+        (self.dayStart, self.spanStart, self.spanDay) = (dayStart.address, spanStart.address, spanDay.address)
+        buffers = [instances, facts, dayStart, spanStart, spanDay]
     }
 
     /// Starts a run whose scheduled changes are `scheduled`: no view yet, every instance
@@ -58,13 +66,13 @@ final class Staleness {
         self.scheduled = scheduled
         views = 0
         daysMet = 0
-        for w in 0 ..< spanStart.count { spanStart[w] = -1 }
+        for w in 0 ..< instanceCount { spanStart[w] = -1 }
     }
 
     /// Closes every open span at the end of a run whose last day is `lastDay`, and lets
     /// go of the run's scheduled changes (the world reuses their storage).
     func finish(lastDay: Int) {
-        for w in 0 ..< spanStart.count { closeSpan(w, day: lastDay) }
+        for w in 0 ..< instanceCount { closeSpan(w, day: lastDay) }
         scheduled = []
     }
 

@@ -46,6 +46,11 @@ final class FlatBuffer<Element> {
         self.count = count
     }
 
+    /// Where the values are, for an owner that keeps the address to reach them with one
+    /// load fewer than through the buffer: it stays valid until `reset` makes the buffer
+    /// larger than any before.
+    var address: UnsafeMutablePointer<Element> { base }
+
     /// Calls `body` with the values in place.
     @inline(__always)
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
