@@ -99,12 +99,14 @@ struct PooledSpending {
     // The plan over the doubled day in stretches (`i * stretches + k`): views kept, the
     // per-stretch factors of the change and free-reload hazards, and V(k), the least
     // expected stale views plus θ per later reload after a reload at stretch k's start
-    // (`i * (stretches + 1) + k`), for the price `planTheta`.
+    // (`i * (stretches + 1) + k`), for each instance at the price `planTheta[i]` (−1:
+    // not yet planned today) from stretch `plannedFrom[i]` on.
     private var stretchViews: [Double] = []
     private var changeFactor: [Double] = []
     private var freeFactor: [Double] = []
     private var value: [Double] = []
-    private var planTheta = -1.0
+    private var planTheta: [Double] = []
+    private var plannedFrom: [Int] = []
 
     /// Stretches of a day in the plan, and of the doubled day it looks over.
     static let stretchesPerDay = 96
@@ -155,7 +157,8 @@ struct PooledSpending {
         changeFactor.resetFlat(count: n * Self.stretches, to: 1)
         freeFactor.resetFlat(count: n * Self.stretches, to: 1)
         value.resetFlat(count: n * (Self.stretches + 1), to: 0)
-        planTheta = -1
+        planTheta.resetFlat(count: n, to: -1)
+        plannedFrom.resetFlat(count: n, to: 0)
     }
 
     // MARK: - The shadow ios_like
@@ -332,40 +335,52 @@ struct PooledSpending {
                 freeFactor[i * Self.stretches + k] = exp(-(exitHazard[i * 24 + h] - hazard[i * 24 + h]) * hours / 2)
             }
         }
-        planTheta = -1
+        for i in 0 ..< instances { planTheta[i] = -1 }
     }
 
-    /// V(k) for every stretch of every instance at today's θ: after a reload at stretch k's
+    /// V(k) for every stretch of instance `i` at today's θ: after a reload at stretch k's
     /// start, the least over the later reloads of the expected stale views to the end of
     /// the doubled day plus θ per reload. A stretch's views count stale with the chance
     /// of a change since the last reload at its middle, and not at all after a free
-    /// reload (the member then starts afresh whatever was planned).
-    private mutating func plan() {
-        let n = Self.stretches
-        for i in 0 ..< instances {
-            let s = i * n, v = i * (n + 1)
-            value[v + n] = 0
-            for k in stride(from: n - 1, through: 0, by: -1) {
-                var fresh = 1.0, kept = 1.0, cost = 0.0
-                var best = Double.infinity
-                for l in k ..< n {
-                    cost += staleViews(s + l, fresh: &fresh, kept: &kept)
-                    best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
-                    // Every later choice costs at least `cost`.
-                    if cost >= best { break }
+    /// reload (the member then starts afresh whatever was planned). Planned when a
+    /// request of `i` first asks at today's θ, from its stretch `from` on: V(k) reads only
+    /// later stretches, and the day's later requests only later ones (an instance that
+    /// does not ask is not planned).
+    private mutating func plan(_ i: Int, from first: Int) {
+        let n = Self.stretches, theta = theta
+        let s = i * n, v = i * (n + 1)
+        stretchViews.withUnsafeBufferPointer { views in
+            changeFactor.withUnsafeBufferPointer { change in
+                freeFactor.withUnsafeBufferPointer { free in
+                    value.withUnsafeMutableBufferPointer { value in
+                        value[v + n] = 0
+                        for k in stride(from: n - 1, through: first, by: -1) {
+                            var fresh = 1.0, kept = 1.0, cost = 0.0
+                            var best = Double.infinity
+                            for l in k ..< n {
+                                cost += Self.staleViews(views[s + l], change[s + l], free[s + l], fresh: &fresh, kept: &kept)
+                                best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
+                                // Every later choice costs at least `cost`.
+                                if cost >= best { break }
+                            }
+                            value[v + k] = best
+                        }
+                    }
                 }
-                value[v + k] = best
             }
         }
-        planTheta = theta
+        planTheta[i] = theta
+        plannedFrom[i] = first
     }
 
-    /// The expected stale views of stretch `at` (an index into the plan's tables), with
-    /// `fresh` the chance that no change came since the last reload and `kept` the chance
-    /// that no free reload came, both at the stretch's start; moves both to its end.
-    @inline(__always) private func staleViews(_ at: Int, fresh: inout Double, kept: inout Double) -> Double {
-        let c = changeFactor[at], f = freeFactor[at]
-        let stale = stretchViews[at] * kept * f * (1 - fresh * c)
+    /// The expected stale views of a stretch with these views and factors of the change
+    /// and free-reload hazards, with `fresh` the chance that no change came since the last
+    /// reload and `kept` the chance that no free reload came, both at the stretch's start;
+    /// moves both to its end.
+    @inline(__always) private static func staleViews(
+        _ views: Double, _ c: Double, _ f: Double, fresh: inout Double, kept: inout Double
+    ) -> Double {
+        let stale = views * kept * f * (1 - fresh * c)
         fresh *= c * c
         kept *= f * f
         return stale
@@ -376,20 +391,28 @@ struct PooledSpending {
     /// waiting to stretch j costs the stale views until then, from the chance it is stale
     /// now, plus θ + V(j). A tie waits.
     mutating func reloadNowIsBest(_ i: Int, at now: SimTime) -> Bool {
-        if planTheta != theta { plan() }
         let n = Self.stretches, s = i * n, v = i * (n + 1)
         let into = now - DailyViewCounts.day(of: now) * Milliseconds.day
         let c = min(Self.stretchesPerDay - 1, Int(into * Int64(Self.stretchesPerDay) / Milliseconds.day))
+        if planTheta[i] != theta || c < plannedFrom[i] { plan(i, from: c) }
         let fresh0 = 1 - staleChance(i, at: now)
-        let reloadNow = theta + value[v + c]
-        var fresh = fresh0, kept = 1.0, cost = 0.0
-        for l in c ..< n {
-            cost += staleViews(s + l, fresh: &fresh, kept: &kept)
-            let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
-            if wait <= reloadNow { return false }
-            if cost > reloadNow { break }
+        let reloadNow = theta + value[v + c], theta = theta
+        return stretchViews.withUnsafeBufferPointer { views in
+            changeFactor.withUnsafeBufferPointer { change in
+                freeFactor.withUnsafeBufferPointer { free in
+                    value.withUnsafeBufferPointer { value in
+                        var fresh = fresh0, kept = 1.0, cost = 0.0
+                        for l in c ..< n {
+                            cost += Self.staleViews(views[s + l], change[s + l], free[s + l], fresh: &fresh, kept: &kept)
+                            let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
+                            if wait <= reloadNow { return false }
+                            if cost > reloadNow { break }
+                        }
+                        return true
+                    }
+                }
+            }
         }
-        return true
     }
 
     /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
