@@ -164,14 +164,7 @@ public final class OracleBudget: FutureReadingBudget {
         let end = scenario.durationMs
         let views = world.views
         // The index of the first view at or after t.
-        func firstView(atOrAfter t: SimTime) -> Int {
-            var lo = 0, hi = views.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if views[mid].time < t { lo = mid + 1 } else { hi = mid }
-            }
-            return lo
-        }
+        func firstView(atOrAfter t: SimTime) -> Int { views.firstIndex(sortedBy: { $0.time >= t }) }
         // Each member's random changes, in time order (`randomChanges` is sorted by time).
         var changes = Array(repeating: [SimTime](), count: widgets)
         for c in world.randomChanges where c.time < end { changes[Int(c.widget)].append(c.time) }
