@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WidgetSimExecution
 import WidgetSimModel
 import WidgetSimScenario
 
@@ -33,6 +34,9 @@ struct Bound: ParsableCommand {
         valueName: "file"))
     var prices: String?
 
+    @Option(help: "Worker threads; the rows are the same whatever their number. (default: every core)")
+    var threads: Int?
+
     @Option(name: .customLong("plan-hours"), help: ArgumentHelp(
         "Also write the reloads the plans grant, summed over people, per budget, ranking, widget and local hour, to this CSV. (default: not written)",
         valueName: "file"))
@@ -44,6 +48,10 @@ struct Bound: ParsableCommand {
     static let header = "budget,ranking,replication,person,member_views,reloads_allowed,reloads_planned,"
         + "stale_member_views_bound,stale_member_views_plan,stale_member_views_without_charges,stale_member_views_counted"
 
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, got \(threads)") }
+    }
+
     func run() throws {
         try checkOutputs()
         let s: Scenario
@@ -53,9 +61,7 @@ struct Bound: ParsableCommand {
             printError(error.description)
             throw ExitCode(2)
         }
-        let budgets = s.budgets.filter { b in
-            ((s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget)?.knows ?? .changes) != .changes
-        }
+        let budgets = s.budgets.filter { BoundRunner.oracle(s, $0) != nil }
         guard !budgets.isEmpty else {
             printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: views` or `knows: rates`, the budgets this bound is made for")
             throw ExitCode(2)
@@ -63,51 +69,45 @@ struct Bound: ParsableCommand {
         var lines = [Self.header]
         var priceLines = ["budget,ranking,replication,person,price,priced_stale_member_views,reloads"]
         var hourLines = ["budget,ranking,widget,hour,planned_reloads"]
-        let builder = try WorldBuilder(scenario: s)
-        let end = s.durationMs
+        let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
         // Progress on stderr every 10 s: a person takes seconds, a study's people minutes.
         let total = budgets.count * s.rankings.count * s.replications * s.people
-        var done = 0
-        var lastReport = Date()
+        let progress = Locked((before: 0, reported: Date()))
         for b in budgets {
             for r in s.rankings {
-                guard let oracle = s.policies.budget(named: b.name)?.make(b.parameters) as? OracleBudget,
-                      let ranking = s.policies.ranking(named: r.name)?.make(r.parameters) else { continue }
-                let engine = PersonEngine(scenario: s, budget: oracle, ranking: ranking)
-                let k = OracleBudget.reloads(perDay: oracle.perDay, instances: s.widgets.count, days: s.days)
+                let before = progress.withLock { $0.before }
+                let answers: [PersonBound?]
+                do {
+                    answers = try BoundRunner.run(
+                        s, budget: b, ranking: r, prices: prices != nil ? Self.priceGrid : [], threads: workers
+                    ) { done in
+                        progress.withLock { p in
+                            guard Date().timeIntervalSince(p.reported) >= 10 else { return }
+                            printError("widgetsim: progress: bound: \(before + done) of \(total) people done")
+                            p.reported = Date()
+                        }
+                    }
+                } catch {
+                    printError("widgetsim: \(scenario): \(error)")
+                    throw ExitCode(2)
+                }
+                progress.withLock { $0.before += answers.count }
+                let k = OracleBudget.reloads(perDay: (BoundRunner.oracle(s, b)?.perDay)!, instances: s.widgets.count,
+                                             days: s.days)
                 var byHour = Array(repeating: Array(repeating: 0, count: 24), count: s.widgets.count)
-                for replication in 0 ..< s.replications {
-                    for person in 0 ..< s.people {
-                        if Date().timeIntervalSince(lastReport) >= 10 {
-                            printError("widgetsim: progress: bound: \(done) of \(total) people done")
-                            lastReport = Date()
-                        }
-                        done += 1
-                        let world = builder.build(person: person, replication: replication)
-                        let counts = engine.run(world)
-                        guard let e = oracle.expected else { continue }
-                        let memberViews = s.stack.members.reduce(0) { sum, w in
-                            let added = s.widgets[w].addedAfterMs ?? 0
-                            return sum + world.views.lazy.filter { $0.time >= added && $0.time < end }.count
-                        }
-                        var counted: Int64 = 0
-                        for d in 0 ..< counts.days {
-                            for w in 0 ..< counts.widgets { counted += counts[d, widget: w, .staleMemberViews] }
-                        }
-                        lines.append([b.label, r.label, "\(replication)", "\(person)", "\(memberViews)", "\(k)",
-                                      "\(oracle.plannedReloads)", String(format: "%.4f", e.bound),
-                                      String(format: "%.4f", e.plan), String(format: "%.4f", e.withoutCharges),
-                                      "\(counted)"].joined(separator: ","))
-                        for (w, instants) in oracle.plannedInstants.enumerated() where w < byHour.count {
-                            for t in instants { byHour[w][world.clock.hourAndWeekday(t).hour] += 1 }
-                        }
-                        if prices != nil, let bound = oracle.phoneBound {
-                            for mu in Self.priceGrid {
-                                let p = bound.priced(mu: mu)
-                                priceLines.append([b.label, r.label, "\(replication)", "\(person)", String(format: "%.6g", mu),
-                                                   String(format: "%.4f", p.value), "\(p.reloads)"].joined(separator: ","))
-                            }
-                        }
+                for (n, answer) in answers.enumerated() {
+                    guard let a = answer else { continue }
+                    let replication = "\(n / s.people)", person = "\(n % s.people)"
+                    lines.append([b.label, r.label, replication, person, "\(a.memberViews)", "\(k)",
+                                  "\(a.reloadsPlanned)", String(format: "%.4f", a.bound),
+                                  String(format: "%.4f", a.plan), String(format: "%.4f", a.withoutCharges),
+                                  "\(a.counted)"].joined(separator: ","))
+                    for (w, hours) in a.plannedByHour.enumerated() {
+                        for (h, n) in hours.enumerated() { byHour[w][h] += n }
+                    }
+                    for (mu, p) in zip(Self.priceGrid, a.priced) {
+                        priceLines.append([b.label, r.label, replication, person, String(format: "%.6g", mu),
+                                           String(format: "%.4f", p.value), "\(p.reloads)"].joined(separator: ","))
                     }
                 }
                 for (w, hours) in byHour.enumerated() {

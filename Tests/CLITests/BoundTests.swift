@@ -38,6 +38,30 @@ import Testing
         }
     }
 
+    /// People run on worker threads, each person on its own: the rows, the prices and the
+    /// plan's hours are the same bytes on one thread as on three, in person order.
+    @Test func theRowsAreTheSameWhateverTheThreads() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.scenario(budgets: """
+              - {policy: oracle, label: seen, knows: views, per_day: 2}
+              - {policy: oracle, label: rated, knows: rates, per_day: 2}
+            """, in: folder)
+        var outputs: [[String]] = []
+        for threads in [1, 3] {
+            let files = ["rows", "prices", "hours"].map { folder.appendingPathComponent("\($0)-\(threads).csv").path }
+            let outcome = try widgetsim(["bound", path, "--threads", "\(threads)", "--out", files[0], "--prices", files[1],
+                                         "--plan-hours", files[2]])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            outputs.append(try files.map { try String(contentsOfFile: $0, encoding: .utf8) })
+        }
+        #expect(outputs[0] == outputs[1])
+        let persons = outputs[0][0].split(separator: "\n").dropFirst().map { $0.split(separator: ",")[3] }
+        #expect(persons == ["0", "1", "2", "0", "1", "2"])
+        #expect(try widgetsim(["bound", path, "--threads", "0"]).status != 0)
+    }
+
     @Test func aScenarioWithoutTheBoundIsRefused() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
