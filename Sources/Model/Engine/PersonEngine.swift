@@ -314,14 +314,36 @@ public final class PersonEngine {
                         // order (`WorldOrder`), so they are read in turn rather than put in
                         // the queue: the queue holds only the timeline requests and retries
                         // the policies schedule, delivered before each item they precede.
+                        // The views are read from their own list beside the others: a view
+                        // comes after every other item of its time.
+                        let viewCount = order.viewCount
+                        assert(viewCount <= items.views.count, "more views in the order than in the world")
+                        var v = 0
+                        var nextView = viewCount > 0 ? items.views[0].time : SimTime.max
+                        @inline(__always) func views(before t: SimTime) {
+                            while nextView < t {
+                                let viewTime = nextView
+                                handleQueued(before: viewTime, rank: WorldProcess.view.rank)
+                                now = viewTime
+                                let day = countEvent(at: viewTime)
+                                // The record read in place, not copied for the call.
+                                view(items.views.baseAddress.unsafelyUnwrapped + v, index: v, at: viewTime, day: day,
+                                     plain: Plain.self)
+                                v &+= 1
+                                nextView = v < viewCount ? items.views[v].time : SimTime.max
+                                assert(nextView >= viewTime, "views out of time order")
+                            }
+                        }
                         for k in 0 ..< keys.count {
                             let t = WorldOrder.time(keys[k])
+                            views(before: t)
                             let p = WorldOrder.process(keys[k])
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, index: Int(positions[k]), at: t, day: day, items: items, views: Plain.self)
+                            handleWorld(p, index: Int(positions[k]), at: t, day: day, items: items)
                         }
+                        views(before: SimTime.max)
                     }
                     handleQueued(before: end, rank: 0)
                     interestBase = nil
@@ -394,9 +416,7 @@ public final class PersonEngine {
     }
 
     @inline(__always)
-    func handleWorld<Plain: ViewKind>(
-        _ p: WorldProcess, index i: Int, at t: SimTime, day: Int, items: WorldItems, views: Plain.Type
-    ) {
+    func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
@@ -446,9 +466,7 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            // The record read in place, not copied for the call.
-            assert(i < items.views.count, "a view position past the world's views")
-            view(items.views.baseAddress.unsafelyUnwrapped + i, index: i, at: t, day: day, plain: Plain.self)
+            preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")

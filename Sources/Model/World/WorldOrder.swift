@@ -8,9 +8,15 @@ import WidgetSimKernel
 /// put in this order once, when it is built, and each run reads it straight through.
 /// `keys[k]` packs item k's time (≥ 0) above four bits of its process, and
 /// `positions[k]` is its index in that process's list.
+///
+/// The views, the longest list, are not in `keys`: a view is the last process at its
+/// time, so a run reads the world's views beside the keys, each view before the first
+/// item of a later time (`viewCount` of them, those before the run's end).
 public struct WorldOrder {
     public private(set) var keys: [UInt64] = []
     public private(set) var positions: [Int32] = []
+    /// The number of the world's views before the run's end (the first of its views).
+    public private(set) var viewCount = 0
     /// The time of the item with `key`.
     @inline(__always)
     public static func time(_ key: UInt64) -> SimTime { SimTime(key >> 4) }
@@ -54,9 +60,9 @@ public struct WorldOrder {
     /// list's order (the lists are sorted by time), an item's position is the number of
     /// that process's items before it.
     ///
-    /// The views, the longest list, are left out of the buckets: as the last process,
-    /// a view comes after every other item of its time, so the views are merged in as
-    /// the sorted items come out, each before the first item of a later time.
+    /// The views, the longest list, are left out: as the last process, a view comes
+    /// after every other item of its time, so a run reads them in their own list,
+    /// beside the keys; `viewCount` counts those before the end.
     mutating func merge(_ world: PersonWorld, changes: [[SimTime]], before end: SimTime) {
         precondition(changes.count <= 1 << Self.widgetBits && world.pushTimes.count <= 1 << Self.widgetBits,
                      "more widgets than world keys hold")
@@ -72,7 +78,8 @@ public struct WorldOrder {
         // The views before the end (their list is in time order).
         var viewCount = world.views.count
         while viewCount > 0 && world.views[viewCount - 1].time >= end { viewCount -= 1 }
-        guard bound + viewCount > 0 && end > 0 else {
+        self.viewCount = end > 0 ? viewCount : 0
+        guard bound > 0 && end > 0 else {
             keys = []
             positions = []
             world.randomChanges = []
@@ -83,9 +90,8 @@ public struct WorldOrder {
         var shift: UInt64 = 0
         while UInt64(end - 1) >> shift >= UInt64(max(bound, 1)) { shift += 1 }
         let bucketCount = Int(UInt64(end - 1) >> shift) + 1
-        // One more slot in bucket order, for a key past every item's.
-        if laid.count < bound + 1 {
-            laid = Array(repeating: 0, count: bound + 1)
+        if laid.count < bound {
+            laid = Array(repeating: 0, count: bound)
             bucketed = laid
         }
         if buckets.count < bucketCount + 1 {
@@ -173,7 +179,7 @@ public struct WorldOrder {
                 } }
             }
         }
-        let count = total + viewCount
+        let count = total
         guard count > 0 else {
             keys = []
             positions = []
@@ -184,7 +190,6 @@ public struct WorldOrder {
         // Out: each item's key (time and process) and position, and the content changes
         // and pushes as moments, written over the last person's lists (moved out and
         // back, so that their storage is not shared while it is written).
-        bucketed[total] = UInt64.max
         var newKeys = keys, newPositions = positions
         var changeMoments = world.randomChanges, pushMoments = world.pushes
         keys = []
@@ -200,7 +205,7 @@ public struct WorldOrder {
                 changeMoments.withUnsafeMutableBufferPointer { changes in
                     pushMoments.withUnsafeMutableBufferPointer { pushes in
                         bucketed.withUnsafeBufferPointer { sortedBuffer in
-                            world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
+                            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
                             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<WidgetMoment>?.self, capacity: 16) { momentBuffer in
                                 seenBuffer.initialize(repeating: 0)
                                 // Where each process's items go as moments: the content changes and
@@ -212,26 +217,8 @@ public struct WorldOrder {
                                 let moments = momentBuffer.baseAddress!
                                 let keys = keys.baseAddress!, positions = positions.baseAddress!
                                 let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
-                                // The sort key of view v, or past every key after the last.
-                                let viewTag = UInt64(WorldProcess.view.rawValue) &<< UInt64(Self.widgetBits)
-                                func viewKey(_ v: Int) -> UInt64 {
-                                    v < viewCount
-                                        ? UInt64(truncatingIfNeeded: viewBuffer[v].time) &<< timeShift | viewTag : UInt64.max
-                                }
-                                var nextView = viewKey(0), view = 0
-                                // The next item in bucket order (the key past every item's after the last).
-                                var i = 0
                                 for k in 0 ..< count {
-                                    if nextView < sorted[i] {
-                                        keys[k] = nextView &>> UInt64(Self.widgetBits)
-                                        positions[k] = Int32(truncatingIfNeeded: view)
-                                        view &+= 1
-                                        nextView = viewKey(view)
-                                        assert(nextView >= keys[k] &<< UInt64(Self.widgetBits), "views out of time order")
-                                        continue
-                                    }
-                                    let sortKey = sorted[i]
-                                    i &+= 1
+                                    let sortKey = sorted[k]
                                     let key = sortKey &>> UInt64(Self.widgetBits)
                                     let p = Int(truncatingIfNeeded: key & 15)
                                     let position = seen[p]
@@ -244,7 +231,7 @@ public struct WorldOrder {
                                         out[Int(truncatingIfNeeded: position)] = moment
                                     }
                                 }
-                            } } }
+                            } }
                         }
                     }
                 }
