@@ -6,18 +6,9 @@ import WidgetSimKernel
 /// and Widget Suggestions. Staleness at a view is `Staleness`'s.
 extension PersonEngine {
     /// View `v` of the home screen (MODEL §5, §6), read in place (`record` points into the
-    /// world's views); a plain one is made as `Plain` (see `simulate`).
-    func view<Plain: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, plain: Plain.Type) {
-        if plainViews {
-            view(record, index: index, at: t, day: day, kind: Plain.self)
-        } else {
-            view(record, index: index, at: t, day: day, kind: AnyView.self)
-        }
-    }
-
-    /// `view`, made once per kind: for plain views (see `plainViews`), where the tests
-    /// of what they lack are left out, recorded for pairs joined from this run's sides
-    /// (`PersonEngine+SharedSides`) or not; and for all others.
+    /// world's views), made once per kind: for plain views (see `plainViews`), where the
+    /// tests of what they lack are left out, recorded for pairs joined from this run's
+    /// sides (`PersonEngine+SharedSides`) or not; and for all others (see `simulate`).
     func view<Kind: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
         let v = record.pointee
         // The settings a plain view knows (constants in its specialization), here read

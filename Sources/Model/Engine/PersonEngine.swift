@@ -234,7 +234,8 @@ public final class PersonEngine {
     /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
         if planner != nil { rehearse(world) }
-        if recordsViews && plainViews {
+        guard plainViews else { return simulate(world, views: AnyView.self) }
+        if recordsViews {
             beginViewRecord(world)
             return simulate(world, views: RecordedView.self)
         }
@@ -260,7 +261,7 @@ public final class PersonEngine {
         reasons = rehearsalReasons ?? ReasonTally(days: kept.days, widgets: kept.widgets)
         rehearsalReasons = reasons
         planner.rehearsing = true
-        _ = simulate(world, views: PlainView.self)
+        _ = plainViews ? simulate(world, views: PlainView.self) : simulate(world, views: AnyView.self)
         planner.rehearsing = false
         reasons.reset()
         reasons = kept
@@ -268,9 +269,11 @@ public final class PersonEngine {
         planner.plan(world: world, scenario: scenario)
     }
 
-    /// One run of `world` (see `run`). Its plain views are of the kind `Plain` (recorded
-    /// for joined pairs, or not), made once per kind.
-    func simulate<Plain: ViewKind>(_ world: PersonWorld, views: Plain.Type) -> PersonCounts {
+    /// One run of `world` (see `run`). Its views are of the kind `Kind`: plain (recorded
+    /// for joined pairs, or not) when `plainViews` is on, `AnyView` otherwise; made once
+    /// per kind, so that no view tests which.
+    func simulate<Kind: ViewKind>(_ world: PersonWorld, views: Kind.Type) -> PersonCounts {
+        assert(Kind.plain == plainViews, "views of a kind the engine's settings do not make")
         self.world = world
         activeTrace = trace
         reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
@@ -328,7 +331,7 @@ public final class PersonEngine {
                                 let day = countEvent(at: viewTime)
                                 // The record read in place, not copied for the call.
                                 view(items.views.baseAddress.unsafelyUnwrapped + v, index: v, at: viewTime, day: day,
-                                     plain: Plain.self)
+                                     kind: Kind.self)
                                 v &+= 1
                                 nextView = v < viewCount ? items.views[v].time : SimTime.max
                                 assert(nextView >= viewTime, "views out of time order")
