@@ -6,8 +6,8 @@ import WidgetSimKernel
 
 /// `WorldOrder.merge` against its definition: the order is every item before the run's
 /// end but the views, sorted by (time, process, position in its list), with the number
-/// of views before the end beside it; and the content changes and pushes it lays out are
-/// every widget's, sorted by (time, widget).
+/// of views before the end beside it; and the content changes and pushes laid out from
+/// it are every widget's, sorted by (time, widget).
 @Suite struct WorldOrderTests {
     typealias Item = (time: SimTime, process: Int, position: Int)
 
@@ -46,9 +46,14 @@ import WidgetSimKernel
         let items = all.filter { $0.process != WorldProcess.view.rawValue }
         let order = world.order
         #expect(order.viewCount == all.count - items.count)
-        #expect(order.keys.count == items.count && order.positions.count == items.count)
+        #expect(order.count == items.count && order.keys.count == items.count)
+        // An item's position is the number of its process's items before it.
+        var seen: [Int: Int] = [:]
         for (k, item) in zip(order.keys.indices, items) {
-            let got = (WorldOrder.time(order.keys[k]), WorldOrder.process(order.keys[k]).rawValue, Int(order.positions[k]))
+            let p = WorldOrder.process(order.keys[k]).rawValue
+            let position = seen[p, default: 0]
+            seen[p] = position + 1
+            let got = (WorldOrder.time(order.keys[k]), p, position)
             #expect(got == item, "item \(k)")
         }
     }
@@ -99,6 +104,12 @@ import WidgetSimKernel
         let kept = changes.map { $0.filter { $0 < end } }
         Self.check(world, changes: kept, before: end)
         #expect(world.order.keys.count == 48 && world.order.viewCount == 14)
+        // Merged again with fewer changes, the moments read follow the new order, not
+        // those laid out from the last.
+        let fewer = changes.map { Array($0.prefix(2)) }
+        world.order.merge(world, changes: fewer, before: end)
+        Self.check(world, changes: fewer, before: end)
+        #expect(world.randomChanges.count == 6)
     }
 
     /// A run meets its world's items, the views read beside the order, in the order's
@@ -147,7 +158,7 @@ import WidgetSimKernel
         let world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: 1_000))
         world.pushTimes = [[], []]
         world.order.merge(world, changes: [[], []], before: 1_000)
-        #expect(world.order.keys.isEmpty && world.order.positions.isEmpty && world.randomChanges.isEmpty)
+        #expect(world.order.keys.isEmpty && world.order.count == 0 && world.randomChanges.isEmpty)
         world.standByEnds = [1_000]
         world.order.merge(world, changes: [[], [1_000]], before: 1_000)
         #expect(world.order.keys.isEmpty && world.randomChanges.isEmpty && world.pushes.isEmpty)

@@ -308,8 +308,11 @@ public final class PersonEngine {
         let end = scenario.durationMs
         interestByHour = world.interestByHour
         let order = world.order
-        order.keys.withUnsafeBufferPointer { keys in
-            order.positions.withUnsafeBufferPointer { positions in
+        order.withKeys { keys in
+            // Each process's items met so far: the position in its list of the next.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { seenBuffer in
+                seenBuffer.initialize(repeating: 0)
+                let seen = seenBuffer.baseAddress.unsafelyUnwrapped
                 world.viewInterest.withUnsafeBufferPointer { buffer in
                     interestBase = buffer.baseAddress
                     world.withItems { items in
@@ -344,7 +347,9 @@ public final class PersonEngine {
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, index: Int(positions[k]), at: t, day: day, items: items)
+                            let i = seen[p.rawValue]
+                            seen[p.rawValue] = i &+ 1
+                            handleWorld(p, index: i, key: keys[k], at: t, day: day, items: items)
                         }
                         views(before: SimTime.max)
                     }
@@ -419,7 +424,7 @@ public final class PersonEngine {
     }
 
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, index i: Int, at t: SimTime, day: Int, items: WorldItems) {
+    func handleWorld(_ p: WorldProcess, index i: Int, key: UInt64, at t: SimTime, day: Int, items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
@@ -432,13 +437,13 @@ public final class PersonEngine {
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
-            let x = Int(items.changes[i].widget)
+            let x = WorldOrder.widget(key)
             counts[day, .contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
-            let x = Int(items.pushes[i].widget)
+            let x = WorldOrder.widget(key)
             counts[day, .pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
