@@ -368,9 +368,8 @@ public final class PersonEngine {
         self.world = nil
         activeTrace = nil
         reloadsHeard = false
-        var result = counts.counts()
-        fillEnergy(&result)
-        return result
+        fillEnergy()
+        return counts.counts()
     }
 
     /// Counts an event at `t` (not before the previous one) and returns its day.
