@@ -115,20 +115,25 @@ public struct WorldOrder {
             starts = buckets
         }
         let timeShift = UInt64(4 + Self.widgetBits)
-        var total = 0, changeCount = 0, pushCount = 0
         // The loops below run once per item: they work through pointers, with wrapping
-        // arithmetic and shifts (every count fits, and the shifts are below 64).
-        laid.withUnsafeMutableBufferPointer { laidBuffer in
+        // arithmetic and shifts (every count fits, and the shifts are below 64). Their
+        // counts are the closures' own, returned: the merge's variables, changed in a
+        // closure, would be checked for exclusive access at every change.
+        let (total, changeCount, pushCount) = laid.withUnsafeMutableBufferPointer { laidBuffer in
             bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
                 buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
                     let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
+                    var total = 0, changeCount = 0, pushCount = 0
                     let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
-                    // Lay out each list's keys, counting each bucket's items one slot on
-                    // (so that the running sums below are the buckets' starts).
-                    func lay<Item>(_ list: [Item], _ p: WorldProcess, widget: Int = 0, time: (Item) -> SimTime) -> Int {
+                    // Lay out each list's keys from `offset` on, counting each bucket's items
+                    // one slot on (so that the running sums below are the buckets' starts),
+                    // and return how many.
+                    func lay<Item>(
+                        _ list: [Item], _ p: WorldProcess, at offset: Int, widget: Int = 0, time: (Item) -> SimTime
+                    ) -> Int {
                         let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
-                        let out = laid + total, counts = buckets + 1
-                        let k = list.withUnsafeBufferPointer { items in
+                        let out = laid + offset, counts = buckets + 1
+                        return list.withUnsafeBufferPointer { items in
                             // The items before the end: the list is in time order, and few
                             // items, if any, come at or after the end.
                             var n = items.count
@@ -140,23 +145,31 @@ public struct WorldOrder {
                             }
                             return n
                         }
-                        total &+= k
-                        return k
                     }
                     for p in WorldProcess.allCases {
                         switch p {
-                        case .timeChange: _ = lay(world.timeChanges, p) { $0 }
-                        case .environmentChange: _ = lay(world.environmentChanges, p) { $0 }
-                        case .widgetAdded: _ = lay(world.additions, p) { $0.time }
-                        case .contentChange: for (w, list) in changes.enumerated() { changeCount += lay(list, p, widget: w) { $0 } }
-                        case .push: for (w, list) in world.pushTimes.enumerated() { pushCount += lay(list, p, widget: w) { $0 } }
-                        case .sessionEnd: _ = lay(world.sessionEnds, p) { $0.time }
-                        case .audioEnd: _ = lay(world.audioEnds, p) { $0.time }
-                        case .standByEnd: _ = lay(world.standByEnds, p) { $0 }
-                        case .sessionStart: _ = lay(world.sessions, p) { $0.start }
-                        case .audioStart: _ = lay(world.audioStarts, p) { $0.time }
-                        case .standByStart: _ = lay(world.standByStarts, p) { $0 }
-                        case .view: break  // merged in below
+                        case .timeChange: total &+= lay(world.timeChanges, p, at: total) { $0 }
+                        case .environmentChange: total &+= lay(world.environmentChanges, p, at: total) { $0 }
+                        case .widgetAdded: total &+= lay(world.additions, p, at: total) { $0.time }
+                        case .contentChange:
+                            for (w, list) in changes.enumerated() {
+                                let k = lay(list, p, at: total, widget: w) { $0 }
+                                total &+= k
+                                changeCount &+= k
+                            }
+                        case .push:
+                            for (w, list) in world.pushTimes.enumerated() {
+                                let k = lay(list, p, at: total, widget: w) { $0 }
+                                total &+= k
+                                pushCount &+= k
+                            }
+                        case .sessionEnd: total &+= lay(world.sessionEnds, p, at: total) { $0.time }
+                        case .audioEnd: total &+= lay(world.audioEnds, p, at: total) { $0.time }
+                        case .standByEnd: total &+= lay(world.standByEnds, p, at: total) { $0 }
+                        case .sessionStart: total &+= lay(world.sessions, p, at: total) { $0.start }
+                        case .audioStart: total &+= lay(world.audioStarts, p, at: total) { $0.time }
+                        case .standByStart: total &+= lay(world.standByStarts, p, at: total) { $0 }
+                        case .view: break  // read beside the order
                         }
                     }
                     // The buckets' starts, and their counts back to 0 for the next call (in
@@ -192,6 +205,7 @@ public struct WorldOrder {
                         }
                         i &+= 1
                     }
+                    return (total, changeCount, pushCount)
                 } }
             }
         }
