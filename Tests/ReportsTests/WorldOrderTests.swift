@@ -1,11 +1,13 @@
+import EngineTestSupport
 import Foundation
 import Testing
 import WidgetSimKernel
 @testable import WidgetSimModel
 
 /// `WorldOrder.merge` against its definition: the order is every item before the run's
-/// end sorted by (time, process, position in its list), and the content changes and
-/// pushes it lays out are every widget's, sorted by (time, widget).
+/// end but the views, sorted by (time, process, position in its list), with the number
+/// of views before the end beside it; and the content changes and pushes laid out from
+/// it are every widget's, sorted by (time, widget).
 @Suite struct WorldOrderTests {
     typealias Item = (time: SimTime, process: Int, position: Int)
 
@@ -40,11 +42,18 @@ import WidgetSimKernel
     static func check(_ world: PersonWorld, changes: [[SimTime]], before end: SimTime) {
         #expect(world.randomChanges.map { ($0.time, $0.widget) }.elementsEqual(moments(changes), by: ==))
         #expect(world.pushes.map { ($0.time, $0.widget) }.elementsEqual(moments(world.pushTimes), by: ==))
-        let items = sortedItems(world, before: end)
+        let all = sortedItems(world, before: end)
+        let items = all.filter { $0.process != WorldProcess.view.rawValue }
         let order = world.order
-        #expect(order.keys.count == items.count && order.positions.count == items.count)
+        #expect(order.viewCount == all.count - items.count)
+        #expect(order.count == items.count && order.keys.count == items.count)
+        // An item's position is the number of its process's items before it.
+        var seen: [Int: Int] = [:]
         for (k, item) in zip(order.keys.indices, items) {
-            let got = (WorldOrder.time(order.keys[k]), WorldOrder.process(order.keys[k]).rawValue, Int(order.positions[k]))
+            let p = WorldOrder.process(order.keys[k]).rawValue
+            let position = seen[p, default: 0]
+            seen[p] = position + 1
+            let got = (WorldOrder.time(order.keys[k]), p, position)
             #expect(got == item, "item \(k)")
         }
     }
@@ -94,7 +103,53 @@ import WidgetSimKernel
         world.order.merge(world, changes: changes, before: end)
         let kept = changes.map { $0.filter { $0 < end } }
         Self.check(world, changes: kept, before: end)
-        #expect(world.order.keys.count == 62)
+        #expect(world.order.keys.count == 48 && world.order.viewCount == 14)
+        // Merged again with fewer changes, the moments read follow the new order, not
+        // those laid out from the last.
+        let fewer = changes.map { Array($0.prefix(2)) }
+        world.order.merge(world, changes: fewer, before: end)
+        Self.check(world, changes: fewer, before: end)
+        #expect(world.randomChanges.count == 6)
+    }
+
+    /// A run meets its world's items, the views read beside the order, in the order's
+    /// definition: a view after every other item of its time. The reference workload's
+    /// world with a view added at the instant of every session start, session end and
+    /// push, and of every third content change, traced: its items' lines come in the
+    /// order of `sortedItems`.
+    @Test func aRunMeetsTheViewsAfterTheOtherItemsOfTheirTime() throws {
+        var s = try loadScenario("bench-reference.yaml")
+        s.people = 1
+        s.days = 3
+        let builder = try WorldBuilder(scenario: s)
+        let world = builder.build(person: 0, replication: 0)
+        var shared: [SimTime] = world.sessions.map(\.start) + world.sessionEnds.map(\.time) + world.pushes.map(\.time)
+        shared += world.randomChanges.enumerated().filter { $0.offset % 3 == 0 }.map(\.element.time)
+        var views = world.views
+        for t in shared {
+            var v = views[0]
+            v.time = t
+            views.append(v)
+        }
+        // Same-time views keep their order (the added ones after the world's own).
+        world.views = views.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        world.order.merge(world, changes: builder.changeTimes, before: s.durationMs)
+        let items = Self.sortedItems(world, before: s.durationMs)
+        #expect(world.order.viewCount == world.views.count && shared.count > 200)
+
+        let budget = try #require(BudgetPolicies.named("daily_quota")).make(PolicyParameters())
+        let ranking = try #require(RankingPolicies.named("time_of_day")).make(PolicyParameters())
+        let engine = PersonEngine(scenario: s, budget: budget, ranking: ranking)
+        let trace = CollectingTrace()
+        engine.trace = trace
+        _ = engine.run(world)
+        let labels = Dictionary(uniqueKeysWithValues: WorldProcess.allCases.map { ($0.label, $0.rawValue) })
+        let met = trace.lines.compactMap { line in labels[line.event].map { (line.time, $0) } }
+        #expect(met.count == items.count)
+        #expect(met.elementsEqual(items.map { ($0.time, $0.process) }, by: ==))
+        // Some views share their instant with another item.
+        let viewTimes = Set(world.views.map(\.time))
+        #expect(items.filter { $0.process != WorldProcess.view.rawValue && viewTimes.contains($0.time) }.count > 200)
     }
 
     /// A world with no items before the end has an empty order; one without content
@@ -103,7 +158,7 @@ import WidgetSimKernel
         let world = PersonWorld(clock: LocalClock(fixedOffsetMs: 0, end: 1_000))
         world.pushTimes = [[], []]
         world.order.merge(world, changes: [[], []], before: 1_000)
-        #expect(world.order.keys.isEmpty && world.order.positions.isEmpty && world.randomChanges.isEmpty)
+        #expect(world.order.keys.isEmpty && world.order.count == 0 && world.randomChanges.isEmpty)
         world.standByEnds = [1_000]
         world.order.merge(world, changes: [[], [1_000]], before: 1_000)
         #expect(world.order.keys.isEmpty && world.randomChanges.isEmpty && world.pushes.isEmpty)

@@ -18,7 +18,7 @@ import WidgetSimSampling
             "\(w.sessionEnds.map { "\($0.time) \($0.widget)" })",
             "\(w.pushTimes)", "\(w.scheduled)", "\(w.timeChanges)",
             "\(w.randomChanges.map { "\($0.time) \($0.widget)" })", "\(w.pushes.map { "\($0.time) \($0.widget)" })",
-            "\(w.order.keys)", "\(w.order.positions)", "\(w.hours.spans.count) \(w.clock.pieces.count)",
+            "\(Array(w.order.keys)) \(w.order.viewCount)", "\(w.hours.spans.count) \(w.clock.pieces.count)",
         ]
     }
 

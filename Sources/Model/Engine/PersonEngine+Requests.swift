@@ -214,11 +214,21 @@ extension PersonEngine {
     }
 
     /// Each instance's energy of each day: its reloads of the day, whatever the reason,
-    /// times the energy of one (`reload` counts the reloads only).
-    func fillEnergy(_ result: inout PersonCounts) {
-        for day in 0 ..< result.days {
+    /// times the energy of one (`reload` counts the reloads only). Written into the
+    /// running counts, row by row in place, before they are copied out.
+    func fillEnergy() {
+        // The reload counters, one per reason, open each row.
+        let reasons = ReloadReason.allCases.count
+        assert(ReloadReason.allCases.allSatisfy { WidgetCounter.reload($0).rawValue < reasons },
+               "a reload counter outside the first of a row")
+        let energy = WidgetCounter.energyMilli.rawValue
+        var row = counts.widget
+        for _ in 0 ..< counts.days {
             for w in 0 ..< widgetCount {
-                result[day, widget: w, .energyMilli] = result.reloads(day: day, widget: w) * facts[w].cost
+                var reloads: Int64 = 0
+                for c in 0 ..< reasons { reloads &+= row[c] }
+                row[energy] = reloads * facts[w].cost
+                row += WidgetCounter.count
             }
         }
     }

@@ -6,20 +6,11 @@ import WidgetSimKernel
 /// and Widget Suggestions. Staleness at a view is `Staleness`'s.
 extension PersonEngine {
     /// View `v` of the home screen (MODEL §5, §6), read in place (`record` points into the
-    /// world's views); a plain one is made as `Plain` (see `simulate`).
-    func view<Plain: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, plain: Plain.Type) {
-        if plainViews {
-            view(record, index: index, at: t, day: day, kind: Plain.self)
-        } else {
-            view(record, index: index, at: t, day: day, kind: AnyView.self)
-        }
-    }
-
-    /// `view`, made once per kind: for plain views (see `plainViews`), where the tests
-    /// of what they lack are left out, recorded for pairs joined from this run's sides
-    /// (`PersonEngine+SharedSides`) or not; and for all others.
+    /// world's views), made once per kind: for plain views (see `plainViews`), where the
+    /// tests of what they lack are left out, recorded for pairs joined from this run's
+    /// sides (`PersonEngine+SharedSides`) or not; and for all others (see `simulate`).
+    /// The record is read field by field where it lies, not copied.
     func view<Kind: ViewKind>(_ record: UnsafePointer<ViewRecord>, index: Int, at t: SimTime, day: Int, kind: Kind.Type) {
-        let v = record.pointee
         // The settings a plain view knows (constants in its specialization), here read
         // in place of the engine's own.
         let plain = Kind.plain
@@ -27,7 +18,7 @@ extension PersonEngine {
         let smartRotate = plain || self.smartRotate
         let anyMemberRelevance = !plain && self.anyMemberRelevance
         counts[day, .views] &+= 1
-        if v.standBy { counts[day, .standByViews] &+= 1 }
+        if record.pointee.standBy { counts[day, .standByViews] &+= 1 }
         if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
         guard plain || n > 0 else { return }
@@ -40,11 +31,11 @@ extension PersonEngine {
             // filled in at the end of the run (`fillMemberViews`).
             staleness.countMembers(at: t, day: day, plain: plain)
         }
-        let hour = Int(v.hour), weekday = Int(v.weekday)
+        let hour = Int(record.pointee.hour), weekday = Int(record.pointee.weekday)
         // A wanted widget placed nowhere (index n and above) is no member's hit: its
         // miss is counted apart.
-        let wanted = Int(v.wanted) < n ? Int(v.wanted) : -1
-        if Int(v.wanted) >= n { notInStack(Int(v.wanted) - n, day: day) }
+        let wanted = Int(record.pointee.wanted) < n ? Int(record.pointee.wanted) : -1
+        if Int(record.pointee.wanted) >= n { notInStack(Int(record.pointee.wanted) - n, day: day) }
         // The stack's own top: the person's first member already added.
         var home = 0
         if anyAdded { while home < n - 1 && t < addedAt[members[home]] { home += 1 } }
@@ -76,12 +67,12 @@ extension PersonEngine {
         } else {
             order = propose(at: t, hour: hour, weekday: weekday, index: index)
         }
-        if !plain, let suggestions { suggest(suggestions, v, at: t, day: day) }
+        if !plain, let suggestions { suggest(suggestions, record.pointee, at: t, day: day) }
         if Kind.recorded { recordView(index, top: top) }
         let topStale = seen(memberInstances[top], at: t, day: day, plain: plain)
         if topStale { counts[day, .staleTopViews] &+= 1 }
-        counts[day, .bestChanceNano] += v.bestChanceNano
-        counts[day, .wantedChanceNano] += v.wantedChanceNano
+        counts[day, .bestChanceNano] += record.pointee.bestChanceNano
+        counts[day, .wantedChanceNano] += record.pointee.wantedChanceNano
         var missed = MissedViewReason.smartRotateOff
         if wanted >= 0 {
             counts[day, .viewsWanted] &+= 1
@@ -125,10 +116,10 @@ extension PersonEngine {
         let shown = ShownView(
             top: top, wanted: wanted, topStale: topStale, missed: missed,
             observed: !plain && smartRotate && rankingObserves.contains(.views))
-        if v.wouldSwipe || v.wouldTap {
-            interact(v, shown, at: t, day: day)
+        if record.pointee.wouldSwipe || record.pointee.wouldTap {
+            interact(record, shown, at: t, day: day)
         } else {
-            finish(v, shown, swipedTo: nil, tapped: nil, at: t, day: day)
+            finish(record, shown, swipedTo: nil, tapped: nil, at: t, day: day)
         }
     }
 
@@ -155,7 +146,8 @@ extension PersonEngine {
     /// member when it is not on top, and taps it when it is shown and interactive; then
     /// `finish` (kept out of `view`, whose every view does neither).
     @inline(never)
-    func interact(_ v: ViewRecord, _ shown: ShownView, at t: SimTime, day: Int) {
+    func interact(_ record: UnsafePointer<ViewRecord>, _ shown: ShownView, at t: SimTime, day: Int) {
+        let v = record.pointee
         let wanted = shown.wanted
         var swipedTo: Int? = nil
         if wanted >= 0 && wanted != shown.top && v.wouldSwipe {
@@ -168,16 +160,16 @@ extension PersonEngine {
             tapped = onScreen
             counts[day, .taps] &+= 1
         }
-        finish(v, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day)
+        finish(record, shown, swipedTo: swipedTo, tapped: tapped, at: t, day: day)
     }
 
     /// The end of view `v`, once the person swiped to `swipedTo` and tapped `tapped` (or
     /// not): its trace line, the history, the ranking's observation and the tap's reload.
     @inline(__always)
-    func finish(_ v: ViewRecord, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int) {
-        let top = shown.top, hour = Int(v.hour), weekday = Int(v.weekday)
+    func finish(_ record: UnsafePointer<ViewRecord>, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int) {
+        let top = shown.top, hour = Int(record.pointee.hour), weekday = Int(record.pointee.weekday)
         if activeTrace != nil {
-            traceView(v, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
+            traceView(record.pointee, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
                       tapped: tapped, missed: shown.missed)
         }
         history.recordView(top: top, swipedTo: swipedTo, tapped: tapped, hour: hour, weekday: weekday)

@@ -234,7 +234,8 @@ public final class PersonEngine {
     /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
         if planner != nil { rehearse(world) }
-        if recordsViews && plainViews {
+        guard plainViews else { return simulate(world, views: AnyView.self) }
+        if recordsViews {
             beginViewRecord(world)
             return simulate(world, views: RecordedView.self)
         }
@@ -260,7 +261,7 @@ public final class PersonEngine {
         reasons = rehearsalReasons ?? ReasonTally(days: kept.days, widgets: kept.widgets)
         rehearsalReasons = reasons
         planner.rehearsing = true
-        _ = simulate(world, views: PlainView.self)
+        _ = plainViews ? simulate(world, views: PlainView.self) : simulate(world, views: AnyView.self)
         planner.rehearsing = false
         reasons.reset()
         reasons = kept
@@ -268,9 +269,11 @@ public final class PersonEngine {
         planner.plan(world: world, scenario: scenario)
     }
 
-    /// One run of `world` (see `run`). Its plain views are of the kind `Plain` (recorded
-    /// for joined pairs, or not), made once per kind.
-    func simulate<Plain: ViewKind>(_ world: PersonWorld, views: Plain.Type) -> PersonCounts {
+    /// One run of `world` (see `run`). Its views are of the kind `Kind`: plain (recorded
+    /// for joined pairs, or not) when `plainViews` is on, `AnyView` otherwise; made once
+    /// per kind, so that no view tests which.
+    func simulate<Kind: ViewKind>(_ world: PersonWorld, views: Kind.Type) -> PersonCounts {
+        assert(Kind.plain == plainViews, "views of a kind the engine's settings do not make")
         self.world = world
         activeTrace = trace
         reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
@@ -305,8 +308,11 @@ public final class PersonEngine {
         let end = scenario.durationMs
         interestByHour = world.interestByHour
         let order = world.order
-        order.keys.withUnsafeBufferPointer { keys in
-            order.positions.withUnsafeBufferPointer { positions in
+        order.withKeys { keys in
+            // Each process's items met so far: the position in its list of the next.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { seenBuffer in
+                seenBuffer.initialize(repeating: 0)
+                let seen = seenBuffer.baseAddress.unsafelyUnwrapped
                 world.viewInterest.withUnsafeBufferPointer { buffer in
                     interestBase = buffer.baseAddress
                     world.withItems { items in
@@ -314,14 +320,38 @@ public final class PersonEngine {
                         // order (`WorldOrder`), so they are read in turn rather than put in
                         // the queue: the queue holds only the timeline requests and retries
                         // the policies schedule, delivered before each item they precede.
+                        // The views are read from their own list beside the others: a view
+                        // comes after every other item of its time.
+                        let viewCount = order.viewCount
+                        assert(viewCount <= items.views.count, "more views in the order than in the world")
+                        var v = 0
+                        var nextView = viewCount > 0 ? items.views[0].time : SimTime.max
+                        @inline(__always) func views(before t: SimTime) {
+                            while nextView < t {
+                                let viewTime = nextView
+                                handleQueued(before: viewTime, rank: WorldProcess.view.rank)
+                                now = viewTime
+                                let day = countEvent(at: viewTime)
+                                // The record read in place, not copied for the call.
+                                view(items.views.baseAddress.unsafelyUnwrapped + v, index: v, at: viewTime, day: day,
+                                     kind: Kind.self)
+                                v &+= 1
+                                nextView = v < viewCount ? items.views[v].time : SimTime.max
+                                assert(nextView >= viewTime, "views out of time order")
+                            }
+                        }
                         for k in 0 ..< keys.count {
                             let t = WorldOrder.time(keys[k])
+                            views(before: t)
                             let p = WorldOrder.process(keys[k])
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, index: Int(positions[k]), at: t, day: day, items: items, views: Plain.self)
+                            let i = seen[p.rawValue]
+                            seen[p.rawValue] = i &+ 1
+                            handleWorld(p, index: i, key: keys[k], at: t, day: day, items: items)
                         }
+                        views(before: SimTime.max)
                     }
                     handleQueued(before: end, rank: 0)
                     interestBase = nil
@@ -338,9 +368,8 @@ public final class PersonEngine {
         self.world = nil
         activeTrace = nil
         reloadsHeard = false
-        var result = counts.counts()
-        fillEnergy(&result)
-        return result
+        fillEnergy()
+        return counts.counts()
     }
 
     /// Counts an event at `t` (not before the previous one) and returns its day.
@@ -394,9 +423,7 @@ public final class PersonEngine {
     }
 
     @inline(__always)
-    func handleWorld<Plain: ViewKind>(
-        _ p: WorldProcess, index i: Int, at t: SimTime, day: Int, items: WorldItems, views: Plain.Type
-    ) {
+    func handleWorld(_ p: WorldProcess, index i: Int, key: UInt64, at t: SimTime, day: Int, items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         switch p {
@@ -409,13 +436,13 @@ public final class PersonEngine {
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
-            let x = Int(items.changes[i].widget)
+            let x = WorldOrder.widget(key)
             counts[day, .contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
-            let x = Int(items.pushes[i].widget)
+            let x = WorldOrder.widget(key)
             counts[day, .pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
@@ -446,9 +473,7 @@ public final class PersonEngine {
             }
             for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
         case .view:
-            // The record read in place, not copied for the call.
-            assert(i < items.views.count, "a view position past the world's views")
-            view(items.views.baseAddress.unsafelyUnwrapped + i, index: i, at: t, day: day, plain: Plain.self)
+            preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:
             let x = Int(world.additions[i].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")

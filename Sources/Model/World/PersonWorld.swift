@@ -23,10 +23,22 @@ public final class PersonWorld {
     @exclusivity(unchecked) public internal(set) var sessions: [SessionRecord] = []
     /// Session ends in time order, with the session's widget.
     @exclusivity(unchecked) public internal(set) var sessionEnds: [WidgetMoment] = []
-    /// Every widget's random content changes, and their pushes, by time then widget
-    /// (laid out with the world's order, `WorldOrder.merge`).
-    @exclusivity(unchecked) public internal(set) var randomChanges: [WidgetMoment] = []
-    @exclusivity(unchecked) public internal(set) var pushes: [WidgetMoment] = []
+    /// Every widget's random content changes, and their pushes, by time then widget:
+    /// laid out from the world's order (`WorldOrder.merge` sorts them with the other
+    /// items) when first read, since a run reads each item's widget from the order.
+    public var randomChanges: [WidgetMoment] {
+        layOutMoments()
+        return changeMoments
+    }
+    public var pushes: [WidgetMoment] {
+        layOutMoments()
+        return pushMoments
+    }
+    /// `randomChanges` and `pushes` once laid out, over the last person's lists.
+    @exclusivity(unchecked) var changeMoments: [WidgetMoment] = []
+    @exclusivity(unchecked) var pushMoments: [WidgetMoment] = []
+    /// Whether `changeMoments` and `pushMoments` are those of `order`.
+    @exclusivity(unchecked) var momentsLaidOut = true
     /// Each widget's scheduled (predictable, known-ahead) changes, sorted.
     @exclusivity(unchecked) public internal(set) var scheduled: [[SimTime]] = []
     /// Each widget's push arrival times, sorted (for interest bursts).
@@ -49,15 +61,15 @@ public final class PersonWorld {
     }
 }
 
-/// The lists of a world that a run reads at most of its items, in place: an item's
-/// position (`WorldOrder.positions`) is below its list's count by construction, so the
-/// run reads them without a bounds check (checked in debug builds).
+/// The lists of a world that a run reads at most of its items (the content changes'
+/// and pushes' widgets are in their keys), in place: an item's
+/// position (the items of its process before it in the `WorldOrder`) is below its
+/// list's count by construction, so the run reads them without a bounds check (checked
+/// in debug builds).
 struct WorldItems {
     let views: UnsafeBufferPointer<ViewRecord>
     let sessions: UnsafeBufferPointer<SessionRecord>
     let sessionEnds: UnsafeBufferPointer<WidgetMoment>
-    let changes: UnsafeBufferPointer<WidgetMoment>
-    let pushes: UnsafeBufferPointer<WidgetMoment>
 }
 
 extension PersonWorld {
@@ -66,13 +78,7 @@ extension PersonWorld {
         try views.withUnsafeBufferPointer { views in
             try sessions.withUnsafeBufferPointer { sessions in
                 try sessionEnds.withUnsafeBufferPointer { sessionEnds in
-                    try randomChanges.withUnsafeBufferPointer { changes in
-                        try pushes.withUnsafeBufferPointer { pushes in
-                            try body(WorldItems(
-                                views: views, sessions: sessions, sessionEnds: sessionEnds, changes: changes,
-                                pushes: pushes))
-                        }
-                    }
+                    try body(WorldItems(views: views, sessions: sessions, sessionEnds: sessionEnds))
                 }
             }
         }

@@ -20,8 +20,8 @@ extension WorldBuilder {
         let s = scenario
         withArrivalTimes(
             w, of: StreamProcess.sessions, to: end,
-            hourlyRate: LocalHourRate.hourlyRate(
-                meanPerDay: sessionsPerDay * sessionBurstBound, hourWeights: s.person.sessionProfile)
+            hourlyRate: hourlyRate(
+                &lastSessionRate, meanPerDay: sessionsPerDay * sessionBurstBound, hourWeights: s.person.sessionProfile)
         ) { times in
             var lambda = self.lambda
             self.lambda = []

@@ -10,7 +10,7 @@ extension WorldBuilder {
         let s = scenario
         withArrivalTimes(
             w, of: StreamProcess.views, to: end,
-            hourlyRate: LocalHourRate.hourlyRate(meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile)
+            hourlyRate: hourlyRate(&lastViewRate, meanPerDay: viewsPerDay, hourWeights: s.person.viewProfile)
         ) { times in
             // Glances in StandBy, beside the ordinary views.
             if let standBy = s.person.standBy, standBy.viewsPerHour > 0 {

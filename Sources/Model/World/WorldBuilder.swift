@@ -57,6 +57,12 @@ public final class WorldBuilder {
     let contentRates: [(random: [Double], scheduled: [Double])]
     /// Scratch: each widget's random content changes.
     @exclusivity(unchecked) var changeTimes: [[SimTime]]
+    /// The last person's views and sessions per ms in each local hour, and the mean per
+    /// day they were worked out for: the next person's when their mean is the same (the
+    /// same numbers, from the same ones), as it is for everyone when the rates do not
+    /// vary between people.
+    @exclusivity(unchecked) var lastViewRate: (perDay: Double, hourly: [Double])? = nil
+    @exclusivity(unchecked) var lastSessionRate: (perDay: Double, hourly: [Double])? = nil
     /// The clock of someone who stays at home all run, its local hours and its time
     /// changes: the same for everyone who does not travel, so worked out once, for the
     /// first such person, and shared by the rest.
@@ -165,6 +171,18 @@ public final class WorldBuilder {
             seededFor[i] = builds
         }
         return stream
+    }
+
+    /// `LocalHourRate.hourlyRate(meanPerDay:hourWeights:)`, or `last`'s when it was
+    /// worked out for the same mean per day (and `hourWeights`, the caller's own for
+    /// every person); `last` then holds this one.
+    func hourlyRate(
+        _ last: inout (perDay: Double, hourly: [Double])?, meanPerDay: Double, hourWeights: [Double]
+    ) -> [Double] {
+        if let last, last.perDay.bitPattern == meanPerDay.bitPattern { return last.hourly }
+        let hourly = LocalHourRate.hourlyRate(meanPerDay: meanPerDay, hourWeights: hourWeights)
+        last = (meanPerDay, hourly)
+        return hourly
     }
 
     /// Calls `body` with the arrival times in `[0, end)` of `process` in the person's

@@ -6,25 +6,49 @@ import WidgetSimKernel
 ///
 /// A world is built once per person and run under every policy pair, so its lists are
 /// put in this order once, when it is built, and each run reads it straight through.
-/// `keys[k]` packs item k's time (≥ 0) above four bits of its process, and
-/// `positions[k]` is its index in that process's list.
+/// `keys[k]` is item k's sort key: its time (≥ 0) above four bits of its process,
+/// above `widgetBits` of its widget (the content changes' and pushes'; 0 for the
+/// processes that are one list). An item's position in its process's list is the
+/// number of that process's items before it in the order (a run counts them).
+///
+/// The views, the longest list, are not in `keys`: a view is the last process at its
+/// time, so a run reads the world's views beside the keys, each view before the first
+/// item of a later time (`viewCount` of them, those before the run's end).
 public struct WorldOrder {
-    public private(set) var keys: [UInt64] = []
-    public private(set) var positions: [Int32] = []
+    /// The items' sort keys in order: the first `count` of them (the storage is the
+    /// merge's, kept from person to person).
+    private var sortedKeys: [UInt64] = []
+    /// The number of items in the order (the views aside).
+    public private(set) var count = 0
+    /// The number of the world's views before the run's end (the first of its views).
+    public private(set) var viewCount = 0
+
+    /// Item k's sort key, for k below `count`.
+    public var keys: ArraySlice<UInt64> { sortedKeys[..<count] }
+
+    /// Calls `body` with the sort keys in place.
+    func withKeys<R>(_ body: (UnsafeBufferPointer<UInt64>) throws -> R) rethrows -> R {
+        try sortedKeys.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<count])) }
+    }
+
     /// The time of the item with `key`.
     @inline(__always)
-    public static func time(_ key: UInt64) -> SimTime { SimTime(key >> 4) }
+    public static func time(_ key: UInt64) -> SimTime { SimTime(key >> UInt64(4 + widgetBits)) }
 
     /// The process of the item with `key`.
     @inline(__always)
     public static func process(_ key: UInt64) -> WorldProcess {
         // The cases take their raw values in declaration order, so a case's one-byte tag
         // is its raw value: read as such, without the checked initialiser's call.
-        let raw = UInt8(truncatingIfNeeded: key & 15)
+        let raw = UInt8(truncatingIfNeeded: key >> UInt64(widgetBits) & 15)
         let p = unsafeBitCast(raw, to: WorldProcess.self)
         assert(p.rawValue == Int(raw), "a world key holds a process number that no case has")
         return p
     }
+
+    /// The widget of the item with `key` (a content change's or a push's).
+    @inline(__always)
+    public static func widget(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key & (1 << UInt64(widgetBits) - 1)) }
 
     /// Sort keys carry the item's widget below its process, in this many bits (the
     /// scenario bounds allow at most 100 widgets), so that the content changes and
@@ -39,10 +63,11 @@ public struct WorldOrder {
     private var buckets: [Int32] = []
     private var starts: [Int32] = []
 
-    /// Orders `world`'s items before `end` (the run's end), and lays out the world's
-    /// `randomChanges` and `pushes`: `changes[w]` and `world.pushTimes[w]` are widget
-    /// w's sorted times, and each of the two lists takes every widget's items by time,
-    /// then widget (same-time items of one widget in list order).
+    /// Orders `world`'s items before `end` (the run's end), among them the world's
+    /// `randomChanges` and `pushes` (laid out from the order when read):
+    /// `changes[w]` and `world.pushTimes[w]` are widget w's sorted times, and each of
+    /// the two lists takes every widget's items by time, then widget (same-time items of
+    /// one widget in list order).
     ///
     /// Every item gets the sort key (time, process, widget — 0 for the processes that
     /// are one list), laid out list by list in process order. The keys are counted into
@@ -54,9 +79,9 @@ public struct WorldOrder {
     /// list's order (the lists are sorted by time), an item's position is the number of
     /// that process's items before it.
     ///
-    /// The views, the longest list, are left out of the buckets: as the last process,
-    /// a view comes after every other item of its time, so the views are merged in as
-    /// the sorted items come out, each before the first item of a later time.
+    /// The views, the longest list, are left out: as the last process, a view comes
+    /// after every other item of its time, so a run reads them in their own list,
+    /// beside the keys; `viewCount` counts those before the end.
     mutating func merge(_ world: PersonWorld, changes: [[SimTime]], before end: SimTime) {
         precondition(changes.count <= 1 << Self.widgetBits && world.pushTimes.count <= 1 << Self.widgetBits,
                      "more widgets than world keys hold")
@@ -72,41 +97,43 @@ public struct WorldOrder {
         // The views before the end (their list is in time order).
         var viewCount = world.views.count
         while viewCount > 0 && world.views[viewCount - 1].time >= end { viewCount -= 1 }
-        guard bound + viewCount > 0 && end > 0 else {
-            keys = []
-            positions = []
-            world.randomChanges = []
-            world.pushes = []
+        self.viewCount = end > 0 ? viewCount : 0
+        guard bound > 0 && end > 0 else {
+            count = 0
+            (changeCount, pushCount) = (0, 0)
+            world.momentsLaidOut = false
             return
         }
         // Buckets of 2^shift ms over [0, end), no more of them than items.
         var shift: UInt64 = 0
         while UInt64(end - 1) >> shift >= UInt64(max(bound, 1)) { shift += 1 }
         let bucketCount = Int(UInt64(end - 1) >> shift) + 1
-        // One more slot in bucket order, for a key past every item's.
-        if laid.count < bound + 1 {
-            laid = Array(repeating: 0, count: bound + 1)
-            bucketed = laid
-        }
+        if laid.count < bound { laid = Array(repeating: 0, count: bound) }
+        if bucketed.count < bound { bucketed = Array(repeating: 0, count: bound) }
         if buckets.count < bucketCount + 1 {
             buckets = Array(repeating: 0, count: bucketCount + 1)
             starts = buckets
         }
         let timeShift = UInt64(4 + Self.widgetBits)
-        var total = 0, changeCount = 0, pushCount = 0
         // The loops below run once per item: they work through pointers, with wrapping
-        // arithmetic and shifts (every count fits, and the shifts are below 64).
-        laid.withUnsafeMutableBufferPointer { laidBuffer in
+        // arithmetic and shifts (every count fits, and the shifts are below 64). Their
+        // counts are the closures' own, returned: the merge's variables, changed in a
+        // closure, would be checked for exclusive access at every change.
+        let (total, changeCount, pushCount) = laid.withUnsafeMutableBufferPointer { laidBuffer in
             bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
                 buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
                     let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
+                    var total = 0, changeCount = 0, pushCount = 0
                     let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
-                    // Lay out each list's keys, counting each bucket's items one slot on
-                    // (so that the running sums below are the buckets' starts).
-                    func lay<Item>(_ list: [Item], _ p: WorldProcess, widget: Int = 0, time: (Item) -> SimTime) -> Int {
+                    // Lay out each list's keys from `offset` on, counting each bucket's items
+                    // one slot on (so that the running sums below are the buckets' starts),
+                    // and return how many.
+                    func lay<Item>(
+                        _ list: [Item], _ p: WorldProcess, at offset: Int, widget: Int = 0, time: (Item) -> SimTime
+                    ) -> Int {
                         let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
-                        let out = laid + total, counts = buckets + 1
-                        let k = list.withUnsafeBufferPointer { items in
+                        let out = laid + offset, counts = buckets + 1
+                        return list.withUnsafeBufferPointer { items in
                             // The items before the end: the list is in time order, and few
                             // items, if any, come at or after the end.
                             var n = items.count
@@ -118,23 +145,31 @@ public struct WorldOrder {
                             }
                             return n
                         }
-                        total &+= k
-                        return k
                     }
                     for p in WorldProcess.allCases {
                         switch p {
-                        case .timeChange: _ = lay(world.timeChanges, p) { $0 }
-                        case .environmentChange: _ = lay(world.environmentChanges, p) { $0 }
-                        case .widgetAdded: _ = lay(world.additions, p) { $0.time }
-                        case .contentChange: for (w, list) in changes.enumerated() { changeCount += lay(list, p, widget: w) { $0 } }
-                        case .push: for (w, list) in world.pushTimes.enumerated() { pushCount += lay(list, p, widget: w) { $0 } }
-                        case .sessionEnd: _ = lay(world.sessionEnds, p) { $0.time }
-                        case .audioEnd: _ = lay(world.audioEnds, p) { $0.time }
-                        case .standByEnd: _ = lay(world.standByEnds, p) { $0 }
-                        case .sessionStart: _ = lay(world.sessions, p) { $0.start }
-                        case .audioStart: _ = lay(world.audioStarts, p) { $0.time }
-                        case .standByStart: _ = lay(world.standByStarts, p) { $0 }
-                        case .view: break  // merged in below
+                        case .timeChange: total &+= lay(world.timeChanges, p, at: total) { $0 }
+                        case .environmentChange: total &+= lay(world.environmentChanges, p, at: total) { $0 }
+                        case .widgetAdded: total &+= lay(world.additions, p, at: total) { $0.time }
+                        case .contentChange:
+                            for (w, list) in changes.enumerated() {
+                                let k = lay(list, p, at: total, widget: w) { $0 }
+                                total &+= k
+                                changeCount &+= k
+                            }
+                        case .push:
+                            for (w, list) in world.pushTimes.enumerated() {
+                                let k = lay(list, p, at: total, widget: w) { $0 }
+                                total &+= k
+                                pushCount &+= k
+                            }
+                        case .sessionEnd: total &+= lay(world.sessionEnds, p, at: total) { $0.time }
+                        case .audioEnd: total &+= lay(world.audioEnds, p, at: total) { $0.time }
+                        case .standByEnd: total &+= lay(world.standByEnds, p, at: total) { $0 }
+                        case .sessionStart: total &+= lay(world.sessions, p, at: total) { $0.start }
+                        case .audioStart: total &+= lay(world.audioStarts, p, at: total) { $0.time }
+                        case .standByStart: total &+= lay(world.standByStarts, p, at: total) { $0 }
+                        case .view: break  // read beside the order
                         }
                     }
                     // The buckets' starts, and their counts back to 0 for the next call (in
@@ -170,94 +205,63 @@ public struct WorldOrder {
                         }
                         i &+= 1
                     }
+                    return (total, changeCount, pushCount)
                 } }
             }
         }
-        let count = total + viewCount
-        guard count > 0 else {
-            keys = []
-            positions = []
-            world.randomChanges = []
-            world.pushes = []
-            return
-        }
-        // Out: each item's key (time and process) and position, and the content changes
-        // and pushes as moments, written over the last person's lists (moved out and
-        // back, so that their storage is not shared while it is written).
-        bucketed[total] = UInt64.max
-        var newKeys = keys, newPositions = positions
-        var changeMoments = world.randomChanges, pushMoments = world.pushes
-        keys = []
-        positions = []
-        world.randomChanges = []
-        world.pushes = []
-        newKeys.resize(to: count, filler: 0)
-        newPositions.resize(to: count, filler: 0)
-        changeMoments.resize(to: changeCount, filler: WidgetMoment(time: 0, widget: 0))
-        pushMoments.resize(to: pushCount, filler: WidgetMoment(time: 0, widget: 0))
-        newPositions.withUnsafeMutableBufferPointer { positions in
-            newKeys.withUnsafeMutableBufferPointer { keys in
-                changeMoments.withUnsafeMutableBufferPointer { changes in
-                    pushMoments.withUnsafeMutableBufferPointer { pushes in
-                        bucketed.withUnsafeBufferPointer { sortedBuffer in
-                            world.views.withUnsafeBufferPointer { viewBuffer in withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { seenBuffer in
-                            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<WidgetMoment>?.self, capacity: 16) { momentBuffer in
-                                seenBuffer.initialize(repeating: 0)
-                                // Where each process's items go as moments: the content changes and
-                                // the pushes; nowhere for the others.
-                                momentBuffer.initialize(repeating: nil)
-                                momentBuffer[WorldProcess.contentChange.rawValue] = changes.baseAddress
-                                momentBuffer[WorldProcess.push.rawValue] = pushes.baseAddress
-                                let sorted = sortedBuffer.baseAddress!, seen = seenBuffer.baseAddress!
-                                let moments = momentBuffer.baseAddress!
-                                let keys = keys.baseAddress!, positions = positions.baseAddress!
-                                let widgetMask = UInt64(1 &<< Self.widgetBits &- 1)
-                                // The sort key of view v, or past every key after the last.
-                                let viewTag = UInt64(WorldProcess.view.rawValue) &<< UInt64(Self.widgetBits)
-                                func viewKey(_ v: Int) -> UInt64 {
-                                    v < viewCount
-                                        ? UInt64(truncatingIfNeeded: viewBuffer[v].time) &<< timeShift | viewTag : UInt64.max
-                                }
-                                var nextView = viewKey(0), view = 0
-                                // The next item in bucket order (the key past every item's after the last).
-                                var i = 0
-                                for k in 0 ..< count {
-                                    if nextView < sorted[i] {
-                                        keys[k] = nextView &>> UInt64(Self.widgetBits)
-                                        positions[k] = Int32(truncatingIfNeeded: view)
-                                        view &+= 1
-                                        nextView = viewKey(view)
-                                        assert(nextView >= keys[k] &<< UInt64(Self.widgetBits), "views out of time order")
-                                        continue
-                                    }
-                                    let sortKey = sorted[i]
-                                    i &+= 1
-                                    let key = sortKey &>> UInt64(Self.widgetBits)
-                                    let p = Int(truncatingIfNeeded: key & 15)
-                                    let position = seen[p]
-                                    seen[p] = position &+ 1
-                                    keys[k] = key
-                                    positions[k] = position
-                                    if let out = moments[p] {
-                                        let moment = WidgetMoment(
-                                            time: Self.time(key), widget: Int32(truncatingIfNeeded: sortKey & widgetMask))
-                                        out[Int(truncatingIfNeeded: position)] = moment
-                                    }
-                                }
-                            } } }
+        // The sorted keys are the order (their storage is the next call's scratch).
+        swap(&sortedKeys, &bucketed)
+        count = total
+        (self.changeCount, self.pushCount) = (changeCount, pushCount)
+        world.momentsLaidOut = false
+    }
+
+    /// The number of content changes and of pushes in the order.
+    private(set) var changeCount = 0
+    private(set) var pushCount = 0
+
+    /// The order's content changes and pushes as moments, in its sequence (by time, then
+    /// widget), written over `changes` and `pushes`.
+    func layOut(changes: inout [WidgetMoment], pushes: inout [WidgetMoment]) {
+        changes.resize(to: changeCount, filler: WidgetMoment(time: 0, widget: 0))
+        pushes.resize(to: pushCount, filler: WidgetMoment(time: 0, widget: 0))
+        guard changeCount + pushCount > 0 else { return }
+        changes.withUnsafeMutableBufferPointer { changes in
+            pushes.withUnsafeMutableBufferPointer { pushes in
+                withKeys { keys in
+                    var c = 0, q = 0
+                    for key in keys {
+                        let p = Self.process(key)
+                        guard p == .contentChange || p == .push else { continue }
+                        let moment = WidgetMoment(time: Self.time(key), widget: Int32(truncatingIfNeeded: Self.widget(key)))
+                        if p == .contentChange {
+                            changes[c] = moment
+                            c += 1
+                        } else {
+                            pushes[q] = moment
+                            q += 1
                         }
                     }
+                    assert(c == changeCount && q == pushCount, "moments laid out and counted differ")
                 }
             }
         }
-        keys = newKeys
-        positions = newPositions
-        world.randomChanges = changeMoments
-        world.pushes = pushMoments
     }
 }
 
 extension PersonWorld {
+    /// Lays out `randomChanges` and `pushes` from the order, unless they are already.
+    func layOutMoments() {
+        guard !momentsLaidOut else { return }
+        var changes = changeMoments, pushes = pushMoments
+        changeMoments = []
+        pushMoments = []
+        order.layOut(changes: &changes, pushes: &pushes)
+        changeMoments = changes
+        pushMoments = pushes
+        momentsLaidOut = true
+    }
+
     /// The number of items of process `p` (content changes and pushes: as laid out).
     @inline(__always)
     func count(_ p: WorldProcess) -> Int {
