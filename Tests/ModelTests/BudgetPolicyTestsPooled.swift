@@ -235,4 +235,41 @@ private final class Deferrals {
             return
         }
     }
+
+    /// On the first day a request near a view is granted only an hour or more after the
+    /// instance's last reload: an instance asking 15 minutes after each reload (10 after a
+    /// refusal), as a stock does, from its free reload at midnight, with a stack view every
+    /// 12 minutes from 7:00 to 12:00, gets one reload an hour from 7:00, not four (the
+    /// shadow `ios_like` grants every one of its requests from its first-day budget, 40). What the first day does not spend is left for the days
+    /// that have rates to spend it by.
+    @Test func theFirstDayReloadsAnInstanceAtMostHourly() throws {
+        let policy = try makePredictive(["spending": .text("pooled")])
+        policy.begin(instances: 1)
+        policy.didReload(instance: 0, charged: false, at: 0)
+        policy.didRender(instance: 0, changed: false, at: 0)
+        var view = 7 * bpHour, request = 15 * bpMinute
+        var grants: [Int64] = []
+        while request < 12 * bpHour {
+            while view <= request {
+                policy.didView(instance: 0, at: view)
+                view += 12 * bpMinute
+            }
+            switch policy.decide(instance: 0, reason: .timeline, at: request) {
+            case .grant:
+                grants.append(request)
+                policy.didReload(instance: 0, charged: true, at: request)
+                policy.didRender(instance: 0, changed: true, at: request)
+                request += 15 * bpMinute
+            case .deferUntil(let until, _):
+                request = until
+            case .deny:
+                Issue.record("predictive never drops")
+                return
+            }
+        }
+        #expect((4 ... 5).contains(grants.count), "grants at \(grants.map { Double($0) / Double(bpHour) })")
+        #expect(grants.allSatisfy { $0 >= 7 * bpHour })
+        for (a, b) in zip(grants, grants.dropFirst()) { #expect(b - a >= bpHour) }
+    }
 }
+

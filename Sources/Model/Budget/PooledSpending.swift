@@ -472,8 +472,9 @@ struct PooledSpending {
             }
         }
         // The first day, with nothing learned: a push, an instance's first request, or while
-        // the person is looking.
+        // the person is looking, an hour or more after the instance's last reload.
         let looking = lastView != .min && now - lastView <= Milliseconds.hour
+            && now - lastReload[i] >= Milliseconds.hour
         let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
         let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
