@@ -48,11 +48,13 @@ import WidgetSimKernel
 /// - A charged request is granted when the pool allows it and it is worth granting, or on
 ///   the person's first day, before any day to learn from, whenever the pool allows it for
 ///   a push, an instance's first request or within an hour of a stack view (not at night,
-///   before anyone has looked). Otherwise it is deferred `poll` (`below_threshold`: waiting
-///   is better at price θ; `not_yet_released`: the pool is spent). θ starts at
-///   `threshold` and is set at each budget day's start: × 1.3 when a request worth
-///   granting was refused for want of pool the day before, × 0.75 when more than a fifth
-///   of that day's credit was left unspent, within [0.01, 1,000].
+///   before anyone has looked) an hour or more after the instance's last reload (the first
+///   day's shadow budgets are `initial_per_day`, several days' credit: what it does not
+///   spend is left for days with rates). Otherwise it is deferred `poll`
+///   (`below_threshold`: waiting is better at price θ; `not_yet_released`: the pool is
+///   spent). θ starts at `threshold` and is set at each budget day's start: × 1.3 when a
+///   request worth granting was refused for want of pool the day before, × 0.75 when more
+///   than a fifth of that day's credit was left unspent, within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
