@@ -53,8 +53,9 @@ import WidgetSimKernel
 ///   spend is left for days with rates). Otherwise it is deferred `poll`
 ///   (`below_threshold`: waiting is better at price θ; `not_yet_released`: the pool is
 ///   spent). θ starts at `threshold` and is set at each budget day's start: × 1.3 when a
-///   request worth granting was refused for want of pool the day before, × 0.75 when more
-///   than a fifth of that day's credit was left unspent, within [0.01, 1,000].
+///   request worth granting was refused for want of pool the day before, × 0.75 when that
+///   day's grants left more than a fifth of its credit unspent (credit saved on earlier
+///   days stays a reserve for evenings and pushes), within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
@@ -76,6 +77,7 @@ struct PooledSpending {
     private(set) var credit = 0
     private(set) var spent = 0
     private var creditAtDayStart = 0
+    private var spentAtDayStart = 0
     private var blocked = false
     // What the policy has seen of each instance.
     private var lastReload: [SimTime] = []
@@ -135,6 +137,7 @@ struct PooledSpending {
         credit = 0
         spent = 0
         creditAtDayStart = 0
+        spentAtDayStart = 0
         blocked = false
         theta = initialTheta
         lastReload.resetFlat(count: n, to: .min)
@@ -199,7 +202,7 @@ struct PooledSpending {
         }
         if !first {
             let dayCredit = credit - creditAtDayStart
-            let left = share * Double(credit) - Double(spent)
+            let left = share * Double(dayCredit) - Double(spent - spentAtDayStart)
             if blocked {
                 theta *= 1.3
             } else if left > 0.2 * share * Double(dayCredit) {
@@ -208,6 +211,7 @@ struct PooledSpending {
             theta = min(1_000, max(0.01, theta))
         }
         creditAtDayStart = credit
+        spentAtDayStart = spent
         blocked = false
     }
 
