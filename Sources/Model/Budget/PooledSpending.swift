@@ -59,7 +59,7 @@ import WidgetSimKernel
 ///
 /// Source: ours.
 struct PooledSpending {
-    var share = 0.97
+    var share = 0.98
     var changePrior = 1.0
     var pollMs: Int64 = 10 * Milliseconds.minute
     var ownWeight = 50.0
