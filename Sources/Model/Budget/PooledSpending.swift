@@ -479,9 +479,10 @@ struct PooledSpending {
         }
         // The first day, with nothing learned: a push, an instance's first request, or while
         // the person is looking, an hour or more after the instance's last reload.
+        let first = lastReload[i] == .min
         let looking = lastView != .min && now - lastView <= Milliseconds.hour
-            && now - lastReload[i] >= Milliseconds.hour
-        let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
+            && (first || now - lastReload[i] >= Milliseconds.hour)
+        let learning = daysSeen == 0 && (reason == .background || first || looking)
         let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
