@@ -155,6 +155,39 @@ private final class Deferrals {
         #expect(night[39] < 0.7 * night[10], "night \(night[10]) on day 10, \(night[39]) on day 39")
     }
 
+    /// θ follows each day's own spending, not the credit left from days before: a pool that
+    /// saved credit on one day (forty pushes at night, worth waiting for the day's one view
+    /// at noon, each adding to the shadow's credit) and spent what the next day brought
+    /// (ten pushes at noon, each granted as it comes) keeps θ on the day after, where the
+    /// saving alone would have lowered it (× 0.75) day after day until it was spent.
+    @Test func thetaFollowsTheDaysOwnSpending() {
+        var pool = PooledSpending(share: 0.97, threshold: 10, changePrior: 1, pollMs: 10 * bpMinute, ownWeight: 50)
+        pool.reset(instances: 1)
+        pool.added(0, budget: 100)
+        var thetas: [Double] = []
+        var granted = [0, 0, 0]
+        for day in Int64(0) ... 3 {
+            let midnight = day * bpDay
+            pool.newBudgetDay(start: midnight, budgets: [100], first: day == 0)
+            pool.forecast(day: day)
+            thetas.append(pool.theta)
+            guard day < 3 else { break }
+            pool.reloaded(0, charged: false, at: midnight)
+            pool.rendered(0, changed: false, at: midnight)
+            let pushes = day == 1 ? (0 ..< 40).map { midnight + bpHour + $0 * bpMinute }
+                : day == 2 ? (0 ..< 10).map { midnight + 12 * bpHour + $0 * bpMinute } : []
+            for t in pushes where pool.decide(0, reason: .background, at: t) == .grant {
+                granted[Int(day)] += 1
+                pool.reloaded(0, charged: true, at: t)
+                pool.rendered(0, changed: true, at: t)
+            }
+            pool.viewed(0, at: midnight + 12 * bpHour + 10 * bpMinute)
+        }
+        #expect(granted == [0, 0, 10], "grants by day \(granted)")
+        #expect(pool.credit == 50 && pool.spent == 10, "credit \(pool.credit), spent \(pool.spent)")
+        #expect(thetas[3] == thetas[2], "θ by day \(thetas)")
+    }
+
     /// A reload is held while waiting for it costs nothing: an instance whose content
     /// changes only from 9:00 to 18:00, reloaded last at 17:30 (the content may have
     /// changed before the close), with stack views every 12 minutes from 7:00 to 23:00.
@@ -235,4 +268,41 @@ private final class Deferrals {
             return
         }
     }
+
+    /// On the first day a request near a view is granted only an hour or more after the
+    /// instance's last reload: an instance asking 15 minutes after each reload (10 after a
+    /// refusal), as a stock does, from its free reload at midnight, with a stack view every
+    /// 12 minutes from 7:00 to 12:00, gets one reload an hour from 7:00, not four (the
+    /// shadow `ios_like` grants every one of its requests from its first-day budget, 40). What the first day does not spend is left for the days
+    /// that have rates to spend it by.
+    @Test func theFirstDayReloadsAnInstanceAtMostHourly() throws {
+        let policy = try makePredictive(["spending": .text("pooled")])
+        policy.begin(instances: 1)
+        policy.didReload(instance: 0, charged: false, at: 0)
+        policy.didRender(instance: 0, changed: false, at: 0)
+        var view = 7 * bpHour, request = 15 * bpMinute
+        var grants: [Int64] = []
+        while request < 12 * bpHour {
+            while view <= request {
+                policy.didView(instance: 0, at: view)
+                view += 12 * bpMinute
+            }
+            switch policy.decide(instance: 0, reason: .timeline, at: request) {
+            case .grant:
+                grants.append(request)
+                policy.didReload(instance: 0, charged: true, at: request)
+                policy.didRender(instance: 0, changed: true, at: request)
+                request += 15 * bpMinute
+            case .deferUntil(let until, _):
+                request = until
+            case .deny:
+                Issue.record("predictive never drops")
+                return
+            }
+        }
+        #expect((4 ... 5).contains(grants.count), "grants at \(grants.map { Double($0) / Double(bpHour) })")
+        #expect(grants.allSatisfy { $0 >= 7 * bpHour })
+        for (a, b) in zip(grants, grants.dropFirst()) { #expect(b - a >= bpHour) }
+    }
 }
+

@@ -48,15 +48,18 @@ import WidgetSimKernel
 /// - A charged request is granted when the pool allows it and it is worth granting, or on
 ///   the person's first day, before any day to learn from, whenever the pool allows it for
 ///   a push, an instance's first request or within an hour of a stack view (not at night,
-///   before anyone has looked). Otherwise it is deferred `poll` (`below_threshold`: waiting
-///   is better at price θ; `not_yet_released`: the pool is spent). θ starts at
-///   `threshold` and is set at each budget day's start: × 1.3 when a request worth
-///   granting was refused for want of pool the day before, × 0.75 when more than a fifth
-///   of that day's credit was left unspent, within [0.01, 1,000].
+///   before anyone has looked) an hour or more after the instance's last reload (the first
+///   day's shadow budgets are `initial_per_day`, several days' credit: what it does not
+///   spend is left for days with rates). Otherwise it is deferred `poll`
+///   (`below_threshold`: waiting is better at price θ; `not_yet_released`: the pool is
+///   spent). θ starts at `threshold` and is set at each budget day's start: × 1.3 when a
+///   request worth granting was refused for want of pool the day before, × 0.75 when that
+///   day's grants left more than a fifth of its credit unspent (credit saved on earlier
+///   days stays a reserve for evenings and pushes), within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
-    var share = 0.97
+    var share = 0.98
     var changePrior = 1.0
     var pollMs: Int64 = 10 * Milliseconds.minute
     var ownWeight = 50.0
@@ -74,6 +77,7 @@ struct PooledSpending {
     private(set) var credit = 0
     private(set) var spent = 0
     private var creditAtDayStart = 0
+    private var spentAtDayStart = 0
     private var blocked = false
     // What the policy has seen of each instance.
     private var lastReload: [SimTime] = []
@@ -133,6 +137,7 @@ struct PooledSpending {
         credit = 0
         spent = 0
         creditAtDayStart = 0
+        spentAtDayStart = 0
         blocked = false
         theta = initialTheta
         lastReload.resetFlat(count: n, to: .min)
@@ -197,7 +202,7 @@ struct PooledSpending {
         }
         if !first {
             let dayCredit = credit - creditAtDayStart
-            let left = share * Double(credit) - Double(spent)
+            let left = share * Double(dayCredit) - Double(spent - spentAtDayStart)
             if blocked {
                 theta *= 1.3
             } else if left > 0.2 * share * Double(dayCredit) {
@@ -206,6 +211,7 @@ struct PooledSpending {
             theta = min(1_000, max(0.01, theta))
         }
         creditAtDayStart = credit
+        spentAtDayStart = spent
         blocked = false
     }
 
@@ -472,9 +478,11 @@ struct PooledSpending {
             }
         }
         // The first day, with nothing learned: a push, an instance's first request, or while
-        // the person is looking.
+        // the person is looking, an hour or more after the instance's last reload.
+        let first = lastReload[i] == .min
         let looking = lastView != .min && now - lastView <= Milliseconds.hour
-        let learning = daysSeen == 0 && (reason == .background || lastReload[i] == .min || looking)
+            && (first || now - lastReload[i] >= Milliseconds.hour)
+        let learning = daysSeen == 0 && (reason == .background || first || looking)
         let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }

@@ -91,7 +91,7 @@ public final class PredictiveBudget: BudgetPolicy {
         "`views`: each instance's own budget, spent near its views; `pooled`: one pool for the person, no larger "
             + "than ios_like's charged reloads, spent where a reload keeps a member fresh for the most stack views")
     public static let share = ParameterSpec(
-        "share", .number(0 ... 1), default: .number(0.97),
+        "share", .number(0 ... 1), default: .number(0.98),
         "pooled: the share of ios_like's charged reloads (played in a shadow account) the pool may spend")
     public static let threshold = ParameterSpec(
         "threshold", .number(0 ... 1_000_000), default: .number(10),
@@ -175,7 +175,7 @@ public final class PredictiveBudget: BudgetPolicy {
     public init(
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
         recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
-        weekdayPrior: Double, pooled: Bool = false, share: Double = 0.97, threshold: Double = 10,
+        weekdayPrior: Double, pooled: Bool = false, share: Double = 0.98, threshold: Double = 10,
         changePrior: Double = 1, ownWeight: Double = 50
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
