@@ -18,15 +18,23 @@ import Testing
         return path
     }
 
-    @Test func oneRowAPersonForEachBound() throws {
+    /// A new empty folder for one test's files.
+    static func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// The two bounds, one knowing the views and one only their rate.
+    static let bothBounds = """
+          - {policy: oracle, label: seen, knows: views, per_day: 2}
+          - {policy: oracle, label: rated, knows: rates, per_day: 2}
+        """
+
+    @Test func oneRowAPersonForEachBound() throws {
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try Self.scenario(budgets: """
-              - {policy: oracle, label: seen, knows: views, per_day: 2}
-              - {policy: oracle, label: rated, knows: rates, per_day: 2}
-              - unlimited
-            """, in: folder)
+        let path = try Self.scenario(budgets: Self.bothBounds + "\n  - unlimited", in: folder)
         let outcome = try widgetsim(["bound", path])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
@@ -41,13 +49,9 @@ import Testing
     /// People run on worker threads, each person on its own: the rows, the prices and the
     /// plan's hours are the same bytes on one thread as on three, in person order.
     @Test func theRowsAreTheSameWhateverTheThreads() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try Self.scenario(budgets: """
-              - {policy: oracle, label: seen, knows: views, per_day: 2}
-              - {policy: oracle, label: rated, knows: rates, per_day: 2}
-            """, in: folder)
+        let path = try Self.scenario(budgets: Self.bothBounds, in: folder)
         var outputs: [[String]] = []
         for threads in [1, 3] {
             let files = ["rows", "prices", "hours"].map { folder.appendingPathComponent("\($0)-\(threads).csv").path }
@@ -63,8 +67,7 @@ import Testing
     }
 
     @Test func aScenarioWithoutTheBoundIsRefused() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try Self.scenario(budgets: "  - unlimited\n  - {policy: oracle, per_day: 2}", in: folder)
         let outcome = try widgetsim(["bound", path])
@@ -75,8 +78,7 @@ import Testing
     /// No output may be the scenario file, a folder, or another output of the same
     /// command: each is refused before anything runs, and the scenario is left as it was.
     @Test func outputsThatWouldLoseAFileAreRefused() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bound-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try Self.scenario(budgets: "  - {policy: oracle, knows: rates, per_day: 2}", in: folder)
         let before = try String(contentsOfFile: path, encoding: .utf8)
