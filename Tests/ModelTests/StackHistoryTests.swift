@@ -72,4 +72,24 @@ import WidgetSimKernel
         #expect(history.donations == [0, 0, 1])
         #expect(history.donationsByWeekdayHour[2 * 168 + 6 * 24 + 23] == 1)
     }
+
+    /// Swipes and taps are set back to 0 by the reset after a run that counted any (a
+    /// run without them leaves nothing to clear), and sized for the next person's members.
+    @Test func resetClearsSwipesAndTaps() {
+        let history = stackHistory(members: 2)
+        for (swiped, tapped) in [(1, nil), (nil, 0)] as [(Int?, Int?)] {
+            history.reset(members: 2)
+            history.recordView(top: 0, swipedTo: swiped, tapped: tapped, hour: 5, weekday: 2)
+            #expect(history.swipesToByHour.reduce(0, +) + history.taps.reduce(0, +) == 1)
+            history.reset(members: 2)
+            #expect(history.swipesToByHour == Array(repeating: 0, count: 48))
+            #expect(history.swipesToByWeekdayHour == Array(repeating: 0, count: 2 * 168))
+            #expect(history.taps == [0, 0])
+        }
+        history.reset(members: 3)
+        #expect(history.swipesToByHour.count == 72 && history.swipesToByWeekdayHour.count == 3 * 168)
+        #expect(history.taps == [0, 0, 0])
+        history.recordView(top: 0, swipedTo: 2, tapped: 2, hour: 23, weekday: 6)
+        #expect(history.swipesToByWeekdayHour[2 * 168 + 6 * 24 + 23] == 1 && history.taps == [0, 0, 1])
+    }
 }

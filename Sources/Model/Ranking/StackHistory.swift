@@ -40,6 +40,9 @@ public final class StackHistory {
     @exclusivity(unchecked) public private(set) var swipesToByWeekdayHour: [Int] = []
     /// Taps on each member.
     @exclusivity(unchecked) public private(set) var taps: [Int] = []
+    /// Whether a swipe or tap was counted since the last `reset`, which then sets those
+    /// counts back to 0 (a run without feedback leaves them 0: no pass over them).
+    @exclusivity(unchecked) private var feedbackCounted = true
     /// Views at which each member was on top.
     public var timesOnTop: [Int] {
         addTopRun()
@@ -97,9 +100,14 @@ public final class StackHistory {
         donationsFlat.reset(count: members, to: 0)
         donationsByHourFlat.reset(count: members * 24, to: 0)
         donationsByWeekdayHourFlat.reset(count: members * 168, to: 0)
-        swipesToByHour.resetFlat(count: members * 24, to: 0)
-        swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
-        taps.resetFlat(count: members, to: 0)
+        if feedbackCounted || taps.count != members {
+            swipesToByHour.resetFlat(count: members * 24, to: 0)
+            swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
+            taps.resetFlat(count: members, to: 0)
+            feedbackCounted = false
+        }
+        assert(taps.allSatisfy { $0 == 0 } && swipesToByHour.allSatisfy { $0 == 0 }
+               && swipesToByWeekdayHour.allSatisfy { $0 == 0 }, "feedback counts left from the last run")
         onTop.resetFlat(count: members, to: 0)
         topRun = 0
         previousTop = nil
@@ -137,8 +145,12 @@ public final class StackHistory {
             changed(hour: hour, member: s, swipe: true)
             swipesToByHour[s * 24 + hour] += 1
             swipesToByWeekdayHour[s * 168 + weekday * 24 + hour] += 1
+            feedbackCounted = true
         }
-        if let t = tapped { taps[t] += 1 }
+        if let t = tapped {
+            taps[t] += 1
+            feedbackCounted = true
+        }
     }
 
     /// Adds `topRun` to the count of `previousTop` (when the top changes: out of line).
