@@ -61,7 +61,8 @@ struct Bound: ParsableCommand {
             printError(error.description)
             throw ExitCode(2)
         }
-        let budgets = s.budgets.filter { BoundRunner.oracle(s, $0) != nil }
+        // Each bound budget with its charged reloads per instance-day.
+        let budgets = s.budgets.compactMap { b in BoundRunner.oracle(s, b).map { (choice: b, perDay: $0.perDay) } }
         guard !budgets.isEmpty else {
             printError("widgetsim: \(scenario): budgets: no `oracle` with `knows: views` or `knows: rates`, the budgets this bound is made for")
             throw ExitCode(2)
@@ -72,28 +73,28 @@ struct Bound: ParsableCommand {
         let workers = threads ?? ProcessInfo.processInfo.activeProcessorCount
         // Progress on stderr every 10 s: a person takes seconds, a study's people minutes.
         let total = budgets.count * s.rankings.count * s.replications * s.people
-        let progress = Locked((before: 0, reported: Date()))
-        for b in budgets {
+        let reported = Locked(Date())
+        var done = 0
+        for (b, perDay) in budgets {
             for r in s.rankings {
-                let before = progress.withLock { $0.before }
+                let before = done
                 let answers: [PersonBound?]
                 do {
                     answers = try BoundRunner.run(
                         s, budget: b, ranking: r, prices: prices != nil ? Self.priceGrid : [], threads: workers
-                    ) { done in
-                        progress.withLock { p in
-                            guard Date().timeIntervalSince(p.reported) >= 10 else { return }
-                            printError("widgetsim: progress: bound: \(before + done) of \(total) people done")
-                            p.reported = Date()
+                    ) { finished in
+                        reported.withLock { last in
+                            guard Date().timeIntervalSince(last) >= 10 else { return }
+                            printError("widgetsim: progress: bound: \(before + finished) of \(total) people done")
+                            last = Date()
                         }
                     }
                 } catch {
                     printError("widgetsim: \(scenario): \(error)")
                     throw ExitCode(2)
                 }
-                progress.withLock { $0.before += answers.count }
-                let k = OracleBudget.reloads(perDay: (BoundRunner.oracle(s, b)?.perDay)!, instances: s.widgets.count,
-                                             days: s.days)
+                done += answers.count
+                let k = OracleBudget.reloads(perDay: perDay, instances: s.widgets.count, days: s.days)
                 var byHour = Array(repeating: Array(repeating: 0, count: 24), count: s.widgets.count)
                 for (n, answer) in answers.enumerated() {
                     guard let a = answer else { continue }
