@@ -82,6 +82,9 @@ public final class PersonEngine {
     /// The first ms after `eventDay`: the day of an event before it is `eventDay`, found
     /// without a division (events come in time order).
     @exclusivity(unchecked) var nextDayStart: SimTime = Milliseconds.day
+    /// The counters of `eventDay` (`counts.day(eventDay)`), through which the events of
+    /// the day are counted: two addresses, not the day's index worked into each.
+    @exclusivity(unchecked) var today: DayCounts
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -174,7 +177,9 @@ public final class PersonEngine {
             ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
-        counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        let counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        self.counts = counts
+        today = counts.day(0)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
@@ -292,6 +297,7 @@ public final class PersonEngine {
         eventDay = 0
         eventsOfDay = 0
         nextDayStart = Milliseconds.day
+        today = counts.day(0)
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -387,6 +393,7 @@ public final class PersonEngine {
         eventDay = Int(t / Milliseconds.day)
         nextDayStart = SimTime(eventDay + 1) * Milliseconds.day
         eventsOfDay = 0
+        today = counts.day(eventDay)
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in
@@ -426,24 +433,25 @@ public final class PersonEngine {
     func handleWorld(_ p: WorldProcess, index i: Int, key: UInt64, at t: SimTime, day: Int, items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
+        assert(day == eventDay, "a world item counted on another day than its own")
         switch p {
         case .timeChange:
-            counts[day, .timeChanges] &+= 1
+            today[.timeChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day) }
         case .environmentChange:
-            counts[day, .environmentChanges] &+= 1
+            today[.environmentChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
             let x = WorldOrder.widget(key)
-            counts[day, .contentChanges] &+= 1
+            today[.contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
             let x = WorldOrder.widget(key)
-            counts[day, .pushes] &+= 1
+            today[.pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
             if reason == .background, let why = pushThrottle.deliver(app: appOf[x], at: t) {
@@ -463,7 +471,7 @@ public final class PersonEngine {
         case .sessionStart:
             let session = items.sessions[i]
             let x = Int(session.widget)
-            counts[day, .sessions] &+= 1
+            today[.sessions] &+= 1
             foreground[appOf[x]] += 1
             if session.donates { donate(session, at: t, day: day) }
             traceEvent(t, p, widget: x, session.donates ? "app_foreground_donated" : "app_foreground",
@@ -481,7 +489,7 @@ public final class PersonEngine {
             request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
             let x = Int(world.audioStarts[i].widget)
-            counts[day, .audioSessions] &+= 1
+            today[.audioSessions] &+= 1
             audio[appOf[x]] += 1
             traceEvent(t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
@@ -521,7 +529,8 @@ public final class PersonEngine {
     /// are handled in line).
     @inline(never)
     func donate(_ session: SessionRecord, at t: SimTime, day: Int) {
-        counts[day, .donations] &+= 1
+        assert(day == eventDay, "a donation counted on another day than its session's")
+        today[.donations] &+= 1
         // The intent reaches the stack only when it matches a configured member.
         let target = Int(session.donatedInstance)
         let m = target >= 0 ? memberOf[target] : -1

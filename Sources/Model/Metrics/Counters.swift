@@ -296,6 +296,35 @@ final class RunningCounts {
     func row(day: Int, widget w: Int) -> WidgetRow {
         WidgetRow(base: widget + (day &* widgets &+ w) &* WidgetCounter.count)
     }
+
+    /// The counters of `day`: its person counters and its instances' rows.
+    @inline(__always)
+    func day(_ day: Int) -> DayCounts {
+        DayCounts(person: person + day &* PersonCounter.count, widgets: widget + day &* widgets &* WidgetCounter.count)
+    }
+}
+
+/// The counters of one day in a `RunningCounts`, reached without the day's index: the
+/// engine holds those of the day of the event it handles (`PersonEngine.today`).
+struct DayCounts {
+    let person: UnsafeMutablePointer<Int64>
+    /// The day's row of instance 0; the others follow it.
+    let widgets: UnsafeMutablePointer<Int64>
+
+    @inline(__always)
+    subscript(counter: PersonCounter) -> Int64 {
+        get { person[counter.rawValue] }
+        nonmutating set { person[counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    subscript(widget w: Int, counter: WidgetCounter) -> Int64 {
+        get { widgets[w &* WidgetCounter.count &+ counter.rawValue] }
+        nonmutating set { widgets[w &* WidgetCounter.count &+ counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    func row(widget w: Int) -> WidgetRow { WidgetRow(base: widgets + w &* WidgetCounter.count) }
 }
 
 /// The counters of one instance on one day in a `RunningCounts`.
