@@ -120,26 +120,27 @@ public final class SlotQueue<Payload> {
     /// Schedules `payload` at `time` with `rank` in `slot`, superseding the slot's
     /// pending event if it has one.
     ///
-    /// Kept out of line (a model schedules from many places), and short for the common
-    /// case, a slot with no pending event and an event after every pending one (a
-    /// timeline asking again after the reload that delivered its last request): one
-    /// store at the tail. Anything else is left to `schedule(key:slot:_:)`.
+    /// Kept out of line (a model schedules from many places); `scheduleInLine` is the
+    /// same, made at the call.
     @inlinable @inline(never)
     public func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
+        scheduleInLine(at: time, rank: rank, slot: slot, payload)
+    }
+
+    /// `schedule`, made in line at the call (for a model's hottest site) and short for
+    /// the common case, a slot with no pending event and an event after every pending
+    /// one (a timeline asking again after the reload that delivered its last request):
+    /// one store at the tail. Anything else, an empty queue included, is left to
+    /// `schedule(key:slot:_:)`, out of line.
+    @inlinable @inline(__always)
+    public func scheduleInLine(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
         precondition(Self.holds(slot, below: slots), "slot \(slot) out of 0 ..< \(slots)")
         precondition(nextSequence < 1 << 56, "more events scheduled than a key numbers")
         let key = Self.key(time: time, rank: rank, sequence: nextSequence)
         nextSequence &+= 1
-        if position[slot] < 0 {
-            if head == tail {
-                append(Entry(key: key, slot: slot, payload: payload))
-                firstKey = key
-                return
-            }
-            if !(key < entries[(tail &- 1) & mask].key) {
-                append(Entry(key: key, slot: slot, payload: payload))
-                return
-            }
+        if position[slot] < 0 && head != tail && !(key < entries[(tail &- 1) & mask].key) {
+            append(Entry(key: key, slot: slot, payload: payload))
+            return
         }
         schedule(key: key, slot: slot, payload)
     }

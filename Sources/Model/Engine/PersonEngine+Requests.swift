@@ -129,7 +129,7 @@ extension PersonEngine {
         if !held.isEmpty { cancelRetry(w) }
         let interval = facts[w].plainAfter
         if interval > 0 {
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.scheduleInLine(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)
