@@ -158,9 +158,12 @@ public final class SlotQueue<Payload> {
     /// tail; the caller sets `firstKey` when the queue was empty.
     @inlinable @inline(__always)
     func append(_ entry: Entry) {
-        (entries + (tail & mask)).initialize(to: entry)
+        // The fields read before anything is stored: a store through a pointer could
+        // otherwise be taken to change them, and each read again after it.
+        let tail = self.tail, position = self.position, cell = entries + (tail & mask)
+        self.tail = tail &+ 1
+        cell.initialize(to: entry)
         position[entry.slot] = tail
-        tail &+= 1
     }
 
     /// Removes the pending event of `slot`, if any.
@@ -190,11 +193,14 @@ public final class SlotQueue<Payload> {
     /// Removes and returns the first pending event; there must be one.
     @inlinable @inline(__always)
     public func removeFirst() -> (time: SimTime, payload: Payload) {
+        // The fields read before anything is stored (see `append`).
+        let head = self.head, tail = self.tail, mask = self.mask, entries = self.entries, position = self.position
         precondition(head != tail, "no pending event")
         let first = (entries + (head & mask)).move()
+        let next = head &+ 1
+        self.head = next
+        firstKey = next == tail ? .max : entries[next & mask].key
         position[first.slot] = -1
-        head &+= 1
-        firstKey = head == tail ? .max : entries[head & mask].key
         return (Self.time(first.key), first.payload)
     }
 
