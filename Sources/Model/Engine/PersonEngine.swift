@@ -353,9 +353,7 @@ public final class PersonEngine {
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            let i = seen[p.rawValue]
-                            seen[p.rawValue] = i &+ 1
-                            handleWorld(p, index: i, key: keys[k], at: t, day: day, items: items)
+                            handleWorld(p, seen: seen, key: keys[k], at: t, day: day, items: items)
                         }
                         views(before: SimTime.max)
                     }
@@ -429,11 +427,16 @@ public final class PersonEngine {
         }
     }
 
+    /// The world's item of process `p` at `t`; `seen` holds, for each process whose items
+    /// are read by their position in its list, the position of the next one (counted in
+    /// the cases that read it, by `WorldPositions.next`).
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, index i: Int, key: UInt64, at t: SimTime, day: Int, items: WorldItems) {
+    func handleWorld(_ p: WorldProcess, seen: UnsafeMutablePointer<Int>, key: UInt64, at t: SimTime, day: Int,
+                     items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         assert(day == eventDay, "a world item counted on another day than its own")
+        let positions = WorldPositions(seen: seen)
         switch p {
         case .timeChange:
             today[.timeChanges] &+= 1
@@ -445,6 +448,7 @@ public final class PersonEngine {
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
             let x = WorldOrder.widget(key)
+            let i = positions.next(.contentChange)
             today[.contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
@@ -465,11 +469,11 @@ public final class PersonEngine {
             if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
         case .sessionEnd:
-            let x = Int(items.sessionEnds[i].widget)
+            let x = Int(items.sessionEnds[positions.next(.sessionEnd)].widget)
             foreground[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "app_left", "app leaves the foreground")
         case .sessionStart:
-            let session = items.sessions[i]
+            let session = items.sessions[positions.next(.sessionStart)]
             let x = Int(session.widget)
             today[.sessions] &+= 1
             foreground[appOf[x]] += 1
@@ -483,18 +487,18 @@ public final class PersonEngine {
         case .view:
             preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:
-            let x = Int(world.additions[i].widget)
+            let x = Int(world.additions[positions.next(.widgetAdded)].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")
             if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
             request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
-            let x = Int(world.audioStarts[i].widget)
+            let x = Int(world.audioStarts[positions.next(.audioStart)].widget)
             today[.audioSessions] &+= 1
             audio[appOf[x]] += 1
             traceEvent(t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
         case .audioEnd:
-            let x = Int(world.audioEnds[i].widget)
+            let x = Int(world.audioEnds[positions.next(.audioEnd)].widget)
             audio[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "audio_ended", "audio or navigation session ends")
         case .standByStart:
@@ -541,5 +545,20 @@ public final class PersonEngine {
             }
         }
         if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
+    }
+}
+
+/// The position in its list of each process's next item, for the processes whose items
+/// the run reads by position (sessions, additions, audio, content changes): counted only
+/// by the cases that read it, at a fixed place for each process.
+struct WorldPositions {
+    let seen: UnsafeMutablePointer<Int>
+
+    /// The position of `p`'s item being handled; the next one's after it.
+    @inline(__always)
+    func next(_ p: WorldProcess) -> Int {
+        let i = seen[p.rawValue]
+        seen[p.rawValue] = i &+ 1
+        return i
     }
 }

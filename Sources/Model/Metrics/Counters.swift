@@ -392,8 +392,8 @@ final class ReasonTally {
     }
 }
 
-extension UnsafeMutablePointer<Int64> {
-    /// Sets `count` counts from here on to 0, 1 KB at a time. Pieces this small are
+extension UnsafeMutablePointer where Pointee: FixedWidthInteger & BitwiseCopyable {
+    /// Sets `count` counts from here on to 0, 128 at a time (1 KB of 64-bit counts). Pieces this small are
     /// cleared with vector stores; glibc clears a larger piece with `rep stosb`, one
     /// instruction that callgrind counts once per byte, so a whole person's counts
     /// cleared at once would count some 8,000 instructions a person in the benchmark's
