@@ -347,13 +347,16 @@ public final class PersonEngine {
                             }
                         }
                         for k in 0 ..< keys.count {
-                            let t = WorldOrder.time(keys[k])
+                            // The key read once: read again after the views before it, it
+                            // would be loaded through the keys' address and `k`, both spilled.
+                            let key = keys[k]
+                            let t = WorldOrder.time(key)
                             views(before: t)
-                            let p = WorldOrder.process(keys[k])
+                            let p = WorldOrder.process(key)
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, seen: seen, key: keys[k], at: t, day: day, items: items)
+                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items)
                         }
                         views(before: SimTime.max)
                     }
