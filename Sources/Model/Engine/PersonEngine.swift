@@ -330,8 +330,15 @@ public final class PersonEngine {
                         // comes after every other item of its time.
                         let viewCount = order.viewCount
                         assert(viewCount <= items.views.count, "more views in the order than in the world")
-                        var v = 0
-                        var nextView = viewCount > 0 ? items.views[0].time : SimTime.max
+                        // The next view's record, walked by address (a plain view does not
+                        // read its index, so the loop keeps no count of its own).
+                        // An empty list may have no address: its end is then its start, and
+                        // no record is read (an aligned address that is never dereferenced).
+                        let firstView = items.views.baseAddress
+                            ?? UnsafePointer(bitPattern: MemoryLayout<ViewRecord>.alignment).unsafelyUnwrapped
+                        let viewsEnd = firstView + viewCount
+                        var record = firstView
+                        var nextView = viewCount > 0 ? record.pointee.time : SimTime.max
                         @inline(__always) func views(before t: SimTime) {
                             while nextView < t {
                                 let viewTime = nextView
@@ -339,10 +346,9 @@ public final class PersonEngine {
                                 now = viewTime
                                 let day = countEvent(at: viewTime)
                                 // The record read in place, not copied for the call.
-                                view(items.views.baseAddress.unsafelyUnwrapped + v, index: v, at: viewTime, day: day,
-                                     kind: Kind.self)
-                                v &+= 1
-                                nextView = v < viewCount ? items.views[v].time : SimTime.max
+                                view(record, index: record - firstView, at: viewTime, day: day, kind: Kind.self)
+                                record += 1
+                                nextView = record < viewsEnd ? record.pointee.time : SimTime.max
                                 assert(nextView >= viewTime, "views out of time order")
                             }
                         }
