@@ -120,26 +120,27 @@ public final class SlotQueue<Payload> {
     /// Schedules `payload` at `time` with `rank` in `slot`, superseding the slot's
     /// pending event if it has one.
     ///
-    /// Kept out of line (a model schedules from many places), and short for the common
-    /// case, a slot with no pending event and an event after every pending one (a
-    /// timeline asking again after the reload that delivered its last request): one
-    /// store at the tail. Anything else is left to `schedule(key:slot:_:)`.
+    /// Kept out of line (a model schedules from many places); `scheduleInLine` is the
+    /// same, made at the call.
     @inlinable @inline(never)
     public func schedule(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
+        scheduleInLine(at: time, rank: rank, slot: slot, payload)
+    }
+
+    /// `schedule`, made in line at the call (for a model's hottest site) and short for
+    /// the common case, a slot with no pending event and an event after every pending
+    /// one (a timeline asking again after the reload that delivered its last request):
+    /// one store at the tail. Anything else, an empty queue included, is left to
+    /// `schedule(key:slot:_:)`, out of line.
+    @inlinable @inline(__always)
+    public func scheduleInLine(at time: SimTime, rank: UInt8, slot: Int, _ payload: Payload) {
         precondition(Self.holds(slot, below: slots), "slot \(slot) out of 0 ..< \(slots)")
         precondition(nextSequence < 1 << 56, "more events scheduled than a key numbers")
         let key = Self.key(time: time, rank: rank, sequence: nextSequence)
         nextSequence &+= 1
-        if position[slot] < 0 {
-            if head == tail {
-                append(Entry(key: key, slot: slot, payload: payload))
-                firstKey = key
-                return
-            }
-            if !(key < entries[(tail &- 1) & mask].key) {
-                append(Entry(key: key, slot: slot, payload: payload))
-                return
-            }
+        if position[slot] < 0 && head != tail && !(key < entries[(tail &- 1) & mask].key) {
+            append(Entry(key: key, slot: slot, payload: payload))
+            return
         }
         schedule(key: key, slot: slot, payload)
     }
@@ -157,9 +158,12 @@ public final class SlotQueue<Payload> {
     /// tail; the caller sets `firstKey` when the queue was empty.
     @inlinable @inline(__always)
     func append(_ entry: Entry) {
-        (entries + (tail & mask)).initialize(to: entry)
+        // The fields read before anything is stored: a store through a pointer could
+        // otherwise be taken to change them, and each read again after it.
+        let tail = self.tail, position = self.position, cell = entries + (tail & mask)
+        self.tail = tail &+ 1
+        cell.initialize(to: entry)
         position[entry.slot] = tail
-        tail &+= 1
     }
 
     /// Removes the pending event of `slot`, if any.
@@ -189,11 +193,14 @@ public final class SlotQueue<Payload> {
     /// Removes and returns the first pending event; there must be one.
     @inlinable @inline(__always)
     public func removeFirst() -> (time: SimTime, payload: Payload) {
+        // The fields read before anything is stored (see `append`).
+        let head = self.head, tail = self.tail, mask = self.mask, entries = self.entries, position = self.position
         precondition(head != tail, "no pending event")
         let first = (entries + (head & mask)).move()
+        let next = head &+ 1
+        self.head = next
+        firstKey = next == tail ? .max : entries[next & mask].key
         position[first.slot] = -1
-        head &+= 1
-        firstKey = head == tail ? .max : entries[head & mask].key
         return (Self.time(first.key), first.payload)
     }
 

@@ -16,7 +16,7 @@ import WidgetSimKernel
         var ref = ReferenceQueue()
         var now: SimTime = 0
         var mismatches: [String] = []
-        var pops = 0, supersedes = 0
+        var pops = 0, supersedes = 0, inLine = 0
         for id in 0 ..< 20_000 {
             let op = random.below(100)
             let time = now + (random.chance(25) ? 0 : SimTime(random.below(400)))
@@ -25,7 +25,13 @@ import WidgetSimKernel
             case 0 ..< 45:
                 let s = random.below(slots)
                 if q.pendingTime(slot: s) != nil { supersedes += 1 }
-                q.schedule(at: time, rank: rank, slot: s, id)
+                // `scheduleInLine` is `schedule` made at the call: either must do.
+                if random.chance(50) {
+                    q.scheduleInLine(at: time, rank: rank, slot: s, id)
+                    inLine += 1
+                } else {
+                    q.schedule(at: time, rank: rank, slot: s, id)
+                }
                 ref.schedule(at: time, rank: rank, slot: s, id)
             case 45 ..< 55:
                 let s = random.below(slots)
@@ -59,6 +65,7 @@ import WidgetSimKernel
         // The operations reached what they are meant to test.
         #expect(pops > 5_000)
         #expect(supersedes > 1_000)
+        #expect(inLine > 3_000)
     }
 
     /// Events at one time are delivered by rank, then in the order scheduled, whatever
@@ -107,7 +114,7 @@ import WidgetSimKernel
         for _ in 0 ..< 1_000 {
             let (time, s) = q.removeFirst()
             #expect(ref.popNext(before: .max) == Delivery(time: time, id: s))
-            q.schedule(at: time + 60, rank: 6, slot: s, s)
+            q.scheduleInLine(at: time + 60, rank: 6, slot: s, s)
             ref.schedule(at: time + 60, rank: 6, slot: s, s)
         }
         #expect(q.count == 5)

@@ -42,4 +42,27 @@ import WidgetSimSampling
         #expect(checked > 2000)
         #expect(kept > checked / 20, "kept rankings must be exercised")
     }
+
+    /// A new person keeps the memory of the last one's rankings: each hour's first ranking
+    /// is the scores' order whatever the last person left there, with the same stack or
+    /// one of another size.
+    @Test(arguments: [5, 3, 6])
+    func aNewPersonRanksAfresh(nextMembers: Int) {
+        let p = TimeOfDayRanking(smoothing: 1, weekdayWeight: 0, feedbackWeight: 0)
+        p.begin(members: 5, stream: RandomStream(kind: .taus2, seed: 1))
+        let first = stackHistory(members: 5)
+        // The last person ranks member 4 first at every hour it ranks.
+        for hour in 7 ..< 12 {
+            for _ in 0 ..< 3 { donateTo(first, p, member: 4, at: Int64(hour), hour: hour, weekday: 0) }
+            _ = p.ranked(hour: hour, weekday: 0, history: first)
+        }
+        p.begin(members: nextMembers, stream: RandomStream(kind: .taus2, seed: 1))
+        let next = stackHistory(members: nextMembers)
+        donateTo(next, p, member: 1, at: 100, hour: 9, weekday: 0)
+        for hour in 7 ..< 12 {
+            let scores = (0 ..< nextMembers).map { p.score($0, hour: hour, weekday: 0, history: next) }
+            let order = Array(UnsafeBufferPointer(start: p.ranked(hour: hour, weekday: 0, history: next), count: nextMembers))
+            #expect(order == referenceOrder(scores), "hour \(hour)")
+        }
+    }
 }

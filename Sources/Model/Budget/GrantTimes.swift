@@ -71,8 +71,12 @@ final class GrantTimes {
         // A slot with no grant yet holds `.min`, outside every window.
         let oldest = times[slot]
         if oldest > now - window { return oldest + window }
+        // The next slot and the ring's address worked out before the store, which could
+        // otherwise be taken to change them.
+        let following = k &+ 1 == depth ? 0 : k &+ 1
+        let next = self.next
         times[slot] = now
-        next[instance] = k &+ 1 == depth ? 0 : k &+ 1
+        next[instance] = following
         return nil
     }
 

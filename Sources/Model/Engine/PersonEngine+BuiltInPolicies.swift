@@ -16,8 +16,10 @@ struct BuiltInPolicies {
     let timeOfDay: Unmanaged<TimeOfDayRanking>?
     /// `timeOfDay`'s latest order, and what it was asked for: its `generation`, the
     /// history's `countsVersion`, the hour and the weekday. While they are the same, so
-    /// is its answer, read here without calling it (`generation` −1: none yet).
-    var inPlaceOrder: UnsafePointer<Int>? = nil
+    /// is its answer, read here without calling it (`generation` −1: none yet, which no
+    /// generation matches, so that the order, an aligned address never read until then,
+    /// is not tested for being set at every view).
+    var inPlaceOrder = UnsafePointer<Int>(bitPattern: MemoryLayout<Int>.alignment).unsafelyUnwrapped
     var inPlaceGeneration = -1
     var inPlaceVersion = 0
     var inPlaceHour = 0
@@ -49,8 +51,10 @@ extension PersonEngine {
     func rankedInPlace(hour: Int, weekday: Int) -> UnsafePointer<Int> {
         let tod = builtIn.timeOfDay.unsafelyUnwrapped
         let version = history.countsVersion
-        if let order = builtIn.inPlaceOrder, version == builtIn.inPlaceVersion, hour == builtIn.inPlaceHour,
-           weekday == builtIn.inPlaceWeekday, tod._withUnsafeGuaranteedRef({ $0.generation }) == builtIn.inPlaceGeneration {
+        if version == builtIn.inPlaceVersion, hour == builtIn.inPlaceHour, weekday == builtIn.inPlaceWeekday,
+           tod._withUnsafeGuaranteedRef({ $0.generation }) == builtIn.inPlaceGeneration {
+            let order = builtIn.inPlaceOrder
+            assert(builtIn.inPlaceGeneration >= 0, "an order read before any was kept")
             assert(Array(UnsafeBufferPointer(start: order, count: members.count))
                    == tod._withUnsafeGuaranteedRef { $0.sortedAfresh(hour: hour, weekday: weekday, history: history) })
             return order

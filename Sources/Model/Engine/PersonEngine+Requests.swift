@@ -107,7 +107,8 @@ extension PersonEngine {
     /// `reload`'s work, inlined where it is called.
     @inline(__always)
     func reloadBody(_ w: Int, _ reason: ReloadReason, charged: Bool, at t: SimTime, day: Int) {
-        let row = counts.row(day: day, widget: w)
+        assert(day == eventDay, "a reload counted on another day than its event's")
+        let row = today.row(widget: w)
         row[WidgetCounter.reload(reason)] &+= 1
         // Each field is written in place (`instances` hands out its element's address):
         // the timeline, most of the struct, only for a widget that has one.
@@ -128,7 +129,7 @@ extension PersonEngine {
         if !held.isEmpty { cancelRetry(w) }
         let interval = facts[w].plainAfter
         if interval > 0 {
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.scheduleInLine(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)

@@ -17,8 +17,11 @@ extension PersonEngine {
         let anyAdded = !plain && self.anyAdded
         let smartRotate = plain || self.smartRotate
         let anyMemberRelevance = !plain && self.anyMemberRelevance
-        counts[day, .views] &+= 1
-        if record.pointee.standBy { counts[day, .standByViews] &+= 1 }
+        // The view's day is the day of the event being handled: counted through `today`.
+        assert(day == eventDay, "a view counted on another day than its own")
+        let today = self.today
+        today[.views] &+= 1
+        if record.pointee.standBy { today[.standByViews] &+= 1 }
         if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
         let n = members.count
         guard plain || n > 0 else { return }
@@ -70,12 +73,12 @@ extension PersonEngine {
         if !plain, let suggestions { suggest(suggestions, record.pointee, at: t, day: day) }
         if Kind.recorded { recordView(index, top: top) }
         let topStale = seen(memberInstances[top], at: t, day: day, plain: plain)
-        if topStale { counts[day, .staleTopViews] &+= 1 }
-        counts[day, .bestChanceNano] += record.pointee.bestChanceNano
-        counts[day, .wantedChanceNano] += record.pointee.wantedChanceNano
+        if topStale { today[.staleTopViews] &+= 1 }
+        today[.bestChanceNano] += record.pointee.bestChanceNano
+        today[.wantedChanceNano] += record.pointee.wantedChanceNano
         var missed = MissedViewReason.smartRotateOff
         if wanted >= 0 {
-            counts[day, .viewsWanted] &+= 1
+            today[.viewsWanted] &+= 1
             // The position of `wanted` in the order shown: the proposed order with, under
             // Smart Rotate, the top moved to the front (the others keep their order).
             var position = 0
@@ -95,7 +98,7 @@ extension PersonEngine {
                 }
             }
             if position == 0 {
-                counts[day, .hits] &+= 1
+                today[.hits] &+= 1
                 if topStale {
                     counts[day, missed: .staleContent] &+= 1
                     reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: .staleContent] &+= 1
@@ -104,13 +107,13 @@ extension PersonEngine {
                 counts[day, missed: missed] &+= 1
                 reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: missed] &+= 1
             }
-            if position < 3 { counts[day, .top3Hits] &+= 1 }
-            counts[day, .reciprocalRank2520] += Self.reciprocalRank2520(position)
+            if position < 3 { today[.top3Hits] &+= 1 }
+            today[.reciprocalRank2520] += Self.reciprocalRank2520(position)
         }
         if let previous = lastTop, previous != top {
-            counts[day, .rotations] &+= 1
-            if wanted == top { counts[day, .rotationHits] &+= 1 }
-            if topStale { counts[day, .rotationsToStale] &+= 1 }
+            today[.rotations] &+= 1
+            if wanted == top { today[.rotationHits] &+= 1 }
+            if topStale { today[.rotationsToStale] &+= 1 }
         }
         lastTop = top
         let shown = ShownView(
@@ -277,7 +280,8 @@ extension PersonEngine {
     /// `Staleness.staleSince`, and the budget does not observe views.
     @inline(__always)
     func seen(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
-        counts[day, widget: w, .views] &+= 1
+        assert(day == eventDay, "a view counted on another day than its own")
+        today[widget: w, .views] &+= 1
         if !plain && budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
         return staleness.countShown(w, at: t, day: day, plain: plain)
     }

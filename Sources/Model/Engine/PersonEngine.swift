@@ -82,6 +82,9 @@ public final class PersonEngine {
     /// The first ms after `eventDay`: the day of an event before it is `eventDay`, found
     /// without a division (events come in time order).
     @exclusivity(unchecked) var nextDayStart: SimTime = Milliseconds.day
+    /// The counters of `eventDay` (`counts.day(eventDay)`), through which the events of
+    /// the day are counted: two addresses, not the day's index worked into each.
+    @exclusivity(unchecked) var today: DayCounts
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -174,7 +177,9 @@ public final class PersonEngine {
             ? WidgetSuggestions(candidates: scenario.stack.suggestable, widgets: widgets.count) : nil
         audio = FlatBuffer(count: apps.count, repeating: 0)
         suggestable = scenario.stack.suggestable
-        counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        let counts = RunningCounts(days: scenario.days, widgets: widgets.count)
+        self.counts = counts
+        today = counts.day(0)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
@@ -292,6 +297,7 @@ public final class PersonEngine {
         eventDay = 0
         eventsOfDay = 0
         nextDayStart = Milliseconds.day
+        today = counts.day(0)
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -324,8 +330,15 @@ public final class PersonEngine {
                         // comes after every other item of its time.
                         let viewCount = order.viewCount
                         assert(viewCount <= items.views.count, "more views in the order than in the world")
-                        var v = 0
-                        var nextView = viewCount > 0 ? items.views[0].time : SimTime.max
+                        // The next view's record, walked by address (a plain view does not
+                        // read its index, so the loop keeps no count of its own).
+                        // An empty list may have no address: its end is then its start, and
+                        // no record is read (an aligned address that is never dereferenced).
+                        let firstView = items.views.baseAddress
+                            ?? UnsafePointer(bitPattern: MemoryLayout<ViewRecord>.alignment).unsafelyUnwrapped
+                        let viewsEnd = firstView + viewCount
+                        var record = firstView
+                        var nextView = viewCount > 0 ? record.pointee.time : SimTime.max
                         @inline(__always) func views(before t: SimTime) {
                             while nextView < t {
                                 let viewTime = nextView
@@ -333,23 +346,23 @@ public final class PersonEngine {
                                 now = viewTime
                                 let day = countEvent(at: viewTime)
                                 // The record read in place, not copied for the call.
-                                view(items.views.baseAddress.unsafelyUnwrapped + v, index: v, at: viewTime, day: day,
-                                     kind: Kind.self)
-                                v &+= 1
-                                nextView = v < viewCount ? items.views[v].time : SimTime.max
+                                view(record, index: record - firstView, at: viewTime, day: day, kind: Kind.self)
+                                record += 1
+                                nextView = record < viewsEnd ? record.pointee.time : SimTime.max
                                 assert(nextView >= viewTime, "views out of time order")
                             }
                         }
                         for k in 0 ..< keys.count {
-                            let t = WorldOrder.time(keys[k])
+                            // The key read once: read again after the views before it, it
+                            // would be loaded through the keys' address and `k`, both spilled.
+                            let key = keys[k]
+                            let t = WorldOrder.time(key)
                             views(before: t)
-                            let p = WorldOrder.process(keys[k])
+                            let p = WorldOrder.process(key)
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            let i = seen[p.rawValue]
-                            seen[p.rawValue] = i &+ 1
-                            handleWorld(p, index: i, key: keys[k], at: t, day: day, items: items)
+                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items)
                         }
                         views(before: SimTime.max)
                     }
@@ -387,6 +400,7 @@ public final class PersonEngine {
         eventDay = Int(t / Milliseconds.day)
         nextDayStart = SimTime(eventDay + 1) * Milliseconds.day
         eventsOfDay = 0
+        today = counts.day(eventDay)
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in
@@ -422,28 +436,35 @@ public final class PersonEngine {
         }
     }
 
+    /// The world's item of process `p` at `t`; `seen` holds, for each process whose items
+    /// are read by their position in its list, the position of the next one (counted in
+    /// the cases that read it, by `WorldPositions.next`).
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, index i: Int, key: UInt64, at t: SimTime, day: Int, items: WorldItems) {
+    func handleWorld(_ p: WorldProcess, seen: UnsafeMutablePointer<Int>, key: UInt64, at t: SimTime, day: Int,
+                     items: WorldItems) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
+        assert(day == eventDay, "a world item counted on another day than its own")
+        let positions = WorldPositions(seen: seen)
         switch p {
         case .timeChange:
-            counts[day, .timeChanges] &+= 1
+            today[.timeChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day) }
         case .environmentChange:
-            counts[day, .environmentChanges] &+= 1
+            today[.environmentChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
             for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
         case .contentChange:
             let x = WorldOrder.widget(key)
-            counts[day, .contentChanges] &+= 1
+            let i = positions.next(.contentChange)
+            today[.contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
             if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
             traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
             let x = WorldOrder.widget(key)
-            counts[day, .pushes] &+= 1
+            today[.pushes] &+= 1
             let free = pushWhileForegroundIsFree && foreground[appOf[x]] > 0
             let reason: ReloadReason = free ? .foreground : audio[appOf[x]] > 0 ? .audio : .background
             if reason == .background, let why = pushThrottle.deliver(app: appOf[x], at: t) {
@@ -457,13 +478,13 @@ public final class PersonEngine {
             if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
             for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
         case .sessionEnd:
-            let x = Int(items.sessionEnds[i].widget)
+            let x = Int(items.sessionEnds[positions.next(.sessionEnd)].widget)
             foreground[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "app_left", "app leaves the foreground")
         case .sessionStart:
-            let session = items.sessions[i]
+            let session = items.sessions[positions.next(.sessionStart)]
             let x = Int(session.widget)
-            counts[day, .sessions] &+= 1
+            today[.sessions] &+= 1
             foreground[appOf[x]] += 1
             if session.donates { donate(session, at: t, day: day) }
             traceEvent(t, p, widget: x, session.donates ? "app_foreground_donated" : "app_foreground",
@@ -475,18 +496,18 @@ public final class PersonEngine {
         case .view:
             preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:
-            let x = Int(world.additions[i].widget)
+            let x = Int(world.additions[positions.next(.widgetAdded)].widget)
             traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")
             if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
             request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
-            let x = Int(world.audioStarts[i].widget)
-            counts[day, .audioSessions] &+= 1
+            let x = Int(world.audioStarts[positions.next(.audioStart)].widget)
+            today[.audioSessions] &+= 1
             audio[appOf[x]] += 1
             traceEvent(t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
         case .audioEnd:
-            let x = Int(world.audioEnds[i].widget)
+            let x = Int(world.audioEnds[positions.next(.audioEnd)].widget)
             audio[appOf[x]] -= 1
             traceEvent(t, p, widget: x, "audio_ended", "audio or navigation session ends")
         case .standByStart:
@@ -521,7 +542,8 @@ public final class PersonEngine {
     /// are handled in line).
     @inline(never)
     func donate(_ session: SessionRecord, at t: SimTime, day: Int) {
-        counts[day, .donations] &+= 1
+        assert(day == eventDay, "a donation counted on another day than its session's")
+        today[.donations] &+= 1
         // The intent reaches the stack only when it matches a configured member.
         let target = Int(session.donatedInstance)
         let m = target >= 0 ? memberOf[target] : -1
@@ -532,5 +554,20 @@ public final class PersonEngine {
             }
         }
         if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
+    }
+}
+
+/// The position in its list of each process's next item, for the processes whose items
+/// the run reads by position (sessions, additions, audio, content changes): counted only
+/// by the cases that read it, at a fixed place for each process.
+struct WorldPositions {
+    let seen: UnsafeMutablePointer<Int>
+
+    /// The position of `p`'s item being handled; the next one's after it.
+    @inline(__always)
+    func next(_ p: WorldProcess) -> Int {
+        let i = seen[p.rawValue]
+        seen[p.rawValue] = i &+ 1
+        return i
     }
 }

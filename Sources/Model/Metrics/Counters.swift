@@ -296,6 +296,35 @@ final class RunningCounts {
     func row(day: Int, widget w: Int) -> WidgetRow {
         WidgetRow(base: widget + (day &* widgets &+ w) &* WidgetCounter.count)
     }
+
+    /// The counters of `day`: its person counters and its instances' rows.
+    @inline(__always)
+    func day(_ day: Int) -> DayCounts {
+        DayCounts(person: person + day &* PersonCounter.count, widgets: widget + day &* widgets &* WidgetCounter.count)
+    }
+}
+
+/// The counters of one day in a `RunningCounts`, reached without the day's index: the
+/// engine holds those of the day of the event it handles (`PersonEngine.today`).
+struct DayCounts {
+    let person: UnsafeMutablePointer<Int64>
+    /// The day's row of instance 0; the others follow it.
+    let widgets: UnsafeMutablePointer<Int64>
+
+    @inline(__always)
+    subscript(counter: PersonCounter) -> Int64 {
+        get { person[counter.rawValue] }
+        nonmutating set { person[counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    subscript(widget w: Int, counter: WidgetCounter) -> Int64 {
+        get { widgets[w &* WidgetCounter.count &+ counter.rawValue] }
+        nonmutating set { widgets[w &* WidgetCounter.count &+ counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    func row(widget w: Int) -> WidgetRow { WidgetRow(base: widgets + w &* WidgetCounter.count) }
 }
 
 /// The counters of one instance on one day in a `RunningCounts`.
@@ -363,8 +392,8 @@ final class ReasonTally {
     }
 }
 
-extension UnsafeMutablePointer<Int64> {
-    /// Sets `count` counts from here on to 0, 1 KB at a time. Pieces this small are
+extension UnsafeMutablePointer where Pointee: FixedWidthInteger & BitwiseCopyable {
+    /// Sets `count` counts from here on to 0, 128 at a time (1 KB of 64-bit counts). Pieces this small are
     /// cleared with vector stores; glibc clears a larger piece with `rep stosb`, one
     /// instruction that callgrind counts once per byte, so a whole person's counts
     /// cleared at once would count some 8,000 instructions a person in the benchmark's

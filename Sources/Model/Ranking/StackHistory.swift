@@ -97,9 +97,9 @@ public final class StackHistory {
         hourVersions.reset(count: 24, to: countsVersion)
         lastChangeHour = -1
         lastDonationFlat.reset(count: members, to: nil)
-        donationsFlat.reset(count: members, to: 0)
-        donationsByHourFlat.reset(count: members * 24, to: 0)
-        donationsByWeekdayHourFlat.reset(count: members * 168, to: 0)
+        Self.clear(donationsFlat, count: members)
+        Self.clear(donationsByHourFlat, count: members * 24)
+        Self.clear(donationsByWeekdayHourFlat, count: members * 168)
         if feedbackCounted || taps.count != members {
             swipesToByHour.resetFlat(count: members * 24, to: 0)
             swipesToByWeekdayHour.resetFlat(count: members * 168, to: 0)
@@ -121,6 +121,16 @@ public final class StackHistory {
             scoreCounts[m].removeAll(keepingCapacity: true)
         }
         scoreTotals.resetFlat(count: members, to: 0)
+    }
+
+    /// Makes `buffer` `count` zeros: in place, a piece at a time with vector stores
+    /// (`zero(count:)`), when it holds that many already (every run but the first).
+    private static func clear(_ buffer: FlatBuffer<Int>, count: Int) {
+        if buffer.count == count {
+            buffer.address.zero(count: count)
+        } else {
+            buffer.reset(count: count, to: 0)
+        }
     }
 
     // MARK: - Written by the engine (internal: policies in other modules cannot)

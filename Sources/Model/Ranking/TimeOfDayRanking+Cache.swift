@@ -53,8 +53,12 @@ extension TimeOfDayRanking {
             }
             self.members = members
             generation += 1
+            // Through local copies: a store through a pointer could otherwise be taken to
+            // change the cache's fields, and each read again after it.
+            let best = best, rankedVersions = rankedVersions
             for row in 0 ..< rows {
-                for k in 0 ..< members { best[row * members + k] = k }
+                let order = best + row &* members
+                for k in 0 ..< members { order[k] = k }
                 rankedVersions[row] = .min
             }
             rankedHistory = nil
