@@ -111,13 +111,20 @@ extension RandomStream {
     /// `result` would check its storage at every arrival).
     ///
     /// A `taus2` stream's state is copied out for the loop (`withTausUniforms`), which
-    /// keeps it in registers across the draws: the same uniforms in the same order.
+    /// keeps it in registers across the draws: the same uniforms in the same order. Its
+    /// exponentials are `TausExponentials`' where glibc's log1p is the fused one: the
+    /// same bits without glibc's entry checks and the call through its table.
     @inlinable
     public func poissonArrivals(
         from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces, into result: inout [Int64]
     ) {
         let copied: Void? = withTausUniforms { uniforms in
-            Self.poissonArrivals(&uniforms, from: start, to: end, pieces: &pieces, into: &result)
+            guard TausExponentials.fusedLog1p else {
+                return Self.poissonArrivals(&uniforms, from: start, to: end, pieces: &pieces, into: &result)
+            }
+            var exponentials = TausExponentials(uniforms)
+            Self.poissonArrivals(&exponentials, from: start, to: end, pieces: &pieces, into: &result)
+            uniforms = exponentials.uniforms
         }
         if copied == nil {
             var draws = self
@@ -126,13 +133,14 @@ extension RandomStream {
     }
 
     /// `poissonArrivals(from:to:pieces:into:)` drawing its uniforms from `draws`; each
-    /// exponential is −log1p(−u) of one uniform u, as `exponential(mean: 1)` draws it.
+    /// exponential is −log1p(−u) of one uniform u (`unitExponential()`), as
+    /// `exponential(mean: 1)` draws it.
     @inlinable
     static func poissonArrivals(
         _ draws: inout some UniformSource, from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces,
         into result: inout [Int64]
     ) {
-        @inline(__always) func exponential() -> Double { -1 * Foundation.log1p(-draws.uniform()) }
+        @inline(__always) func exponential() -> Double { draws.unitExponential() }
         // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation` keeps
         // on the stack (a larger buffer would be allocated at every call).
         withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in

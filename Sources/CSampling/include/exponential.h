@@ -1,0 +1,116 @@
+#ifndef WIDGETSIM_CSAMPLING_EXPONENTIAL_H
+#define WIDGETSIM_CSAMPLING_EXPONENTIAL_H
+
+/* The unit exponential of a taus2 draw, −log1p(−u) for u = word / 2^32, with the bits
+   glibc's log1p gives on a processor with FMA, in one direct call specialised for those
+   inputs (WidgetSimSampling's arrivals).
+
+   glibc (2.36 on x86-64) chooses its log1p when the program loads: on a processor with
+   FMA and AVX2, fdlibm's algorithm compiled with fused multiply-adds (in the polynomial
+   and the last step), else the same algorithm without them. The two differ on
+   1,904,533 of the 2^32 words, so only the fused arithmetic can stand in for it, and
+   only where glibc runs it: widgetsim_exponential_usable() says so once (the processor
+   has FMA and AVX2 with their registers enabled, and glibc's log1p gives the fused
+   bits on words where the two differ). scripts/check-exponential compares
+   widgetsim_exponential_of_word with glibc on all 2^32 words.
+
+   The steps are fdlibm's (log1p: x = −u in (−1, 0]), with what these inputs make
+   constant left out: x is never −1 or below, nor infinite, and u = 1 + x is exact, so
+   fdlibm's correction term c is +0 (and k·ln2_lo + c is the product alone). The words
+   below 8 (|x| < 2^−29) and those whose reduced argument is within 2^−20 of 1 (fdlibm's
+   hu == 0, 4 in a million) go to glibc's log1p itself. */
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+/* Below this word, x > −0.2929 and fdlibm takes f = x (k = 0); from it on it reduces
+   1 + x by its power of two. The bound is |x| = 0x3fd2bec4_00000000 scaled by 2^32. */
+#define WIDGETSIM_EXPONENTIAL_REDUCED 0x4AFB1000u
+
+__attribute__((target("fma")))
+static double widgetsim_exponential_of_word(uint32_t word) {
+#pragma STDC FP_CONTRACT OFF
+    static const double ln2_hi = 6.93147180369123816490e-01;
+    static const double ln2_lo = 1.90821492927058770002e-10;
+    static const double lp1 = 6.666666666666735130e-01, lp2 = 3.999999999940941908e-01,
+        lp3 = 2.857142874366239149e-01, lp4 = 2.222219843214978396e-01,
+        lp5 = 1.818357216161805012e-01, lp6 = 1.531383769920937332e-01,
+        lp7 = 1.479819860511658591e-01;
+    double x = -((double)word * (1.0 / 4294967296.0));
+    if (word < 8u) return -1 * log1p(x);
+    double f;
+    int k;
+    if (word < WIDGETSIM_EXPONENTIAL_REDUCED) {
+        k = 0;
+        f = x;
+    } else {
+        double u = 1.0 + x;
+        uint64_t bits;
+        memcpy(&bits, &u, sizeof bits);
+        uint32_t hu = (uint32_t)(bits >> 32);
+        k = (int)(hu >> 20) - 1023;
+        hu &= 0xfffffu;
+        uint32_t high;
+        if (hu < 0x6a09eu) {
+            if (hu == 0) return -1 * log1p(x);
+            high = hu | 0x3ff00000u; /* u scaled into [1, √2) */
+        } else {
+            if (hu >= 0xffffdu) return -1 * log1p(x);
+            k += 1;
+            high = hu | 0x3fe00000u; /* u scaled into [√2/2, 1) */
+        }
+        bits = (bits & 0xffffffffu) | ((uint64_t)high << 32);
+        memcpy(&u, &bits, sizeof u);
+        f = u - 1.0;
+    }
+    double hfsq = 0.5 * f * f;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double r2 = fma(z, lp3, lp2), r3 = fma(z, lp5, lp4), r4 = fma(z, lp7, lp6);
+    double z2 = z * z;
+    double z4 = z2 * z2;
+    double z6 = z2 * z4;
+    double r = fma(z6, r4, fma(z4, r3, fma(z, lp1, z2 * r2)));
+    double t = s * (hfsq + r);
+    if (k == 0) return -1 * (f - (hfsq - t));
+    double kd = (double)k;
+    double lo = kd * ln2_lo;
+    return -1 * fma(kd, ln2_hi, -((hfsq - (t + lo)) - f));
+}
+
+/* Words on which glibc's log1p without FMA gives other bits than with it (and than
+   widgetsim_exponential_of_word), three in each of fdlibm's branches. */
+#define WIDGETSIM_EXPONENTIAL_PROBES 6
+static const uint32_t widgetsim_exponential_probes[WIDGETSIM_EXPONENTIAL_PROBES] = {
+    11085199u, 14522422u, 20181102u, 1257967761u, 1257969306u, 1257970689u };
+
+static inline int widgetsim_exponential_usable(void) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!(c & bit_FMA) || !(c & bit_OSXSAVE) || !(c & bit_AVX)) return 0;
+    unsigned int lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 6u) != 6u) return 0; /* the OS saves the vector registers */
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & bit_AVX2)) return 0;
+    for (int i = 0; i < WIDGETSIM_EXPONENTIAL_PROBES; i++) {
+        /* Read as volatile: with a constant argument the compiler would work glibc's
+           answer out with its own log1p, on the machine that builds. */
+        uint32_t word = ((const volatile uint32_t *)widgetsim_exponential_probes)[i];
+        double ours = widgetsim_exponential_of_word(word);
+        double glibc = -1 * log1p(-((double)word * (1.0 / 4294967296.0)));
+        if (memcmp(&ours, &glibc, sizeof ours) != 0) return 0;
+    }
+    return 1;
+}
+#else
+static inline double widgetsim_exponential_of_word(uint32_t word) {
+    return -1 * log1p(-((double)word * (1.0 / 4294967296.0)));
+}
+static inline int widgetsim_exponential_usable(void) { return 0; }
+#endif
+
+#endif
