@@ -192,5 +192,41 @@ extension RandomStream {
     }
 }
 
+extension RandomStream {
+    /// The arrivals in `[start, end)` of a Poisson process whose rate is constant on
+    /// spans of time, each span's rate `hourlyRate[hour]` of its local hour, by
+    /// CSampling's `widgetsim_hour_arrivals_run`: the draws and times of
+    /// `poissonArrivals(from:to:pieces:into:)` with WidgetSimModel's `LocalHours.Pieces`
+    /// over the same spans, for a `taus2` stream where its exponentials are
+    /// `TausExponentials`'. Elsewhere it returns false and draws nothing.
+    ///
+    /// `spans` are 16 bytes apart, each a 64-bit end (ms, increasing, the last at or
+    /// after `end`) with the hour (0…23, a byte) at byte 8; `ends` are the same ends as
+    /// doubles.
+    @inlinable
+    public func poissonArrivals(
+        hourSpans spans: UnsafeRawPointer, ends: UnsafePointer<Double>, hourlyRate: UnsafePointer<Double>,
+        from start: SimTimeLike, to end: SimTimeLike, into result: inout [Int64]
+    ) -> Bool {
+        guard TausExponentials.fusedLog1p else { return false }
+        return withTausUniforms { uniforms in
+            var state = widgetsim_hour_arrivals()
+            state.t = Double(start)
+            state.need = widgetsim_exponential_of_word(uniforms.uniformWord())
+            state.words = uniforms.words
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
+                var finished: Int32 = 0
+                repeat {
+                    let n = widgetsim_hour_arrivals_run(
+                        &state, spans, ends, hourlyRate, Double(end), end, batch.baseAddress!, batch.count, &finished)
+                    result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<n]))
+                } while finished == 0
+            }
+            uniforms.words = state.words
+            return true
+        } ?? false
+    }
+}
+
 /// Millisecond times as the sampling layer accepts them.
 public typealias SimTimeLike = Int64

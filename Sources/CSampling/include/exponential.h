@@ -24,15 +24,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sampling.h"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
+#define WIDGETSIM_FMA_TARGET __attribute__((target("fma")))
 
 /* Below this word, x > −0.2929 and fdlibm takes f = x (k = 0); from it on it reduces
    1 + x by its power of two. The bound is |x| = 0x3fd2bec4_00000000 scaled by 2^32. */
 #define WIDGETSIM_EXPONENTIAL_REDUCED 0x4AFB1000u
 
-__attribute__((target("fma")))
-static double widgetsim_exponential_of_word(uint32_t word) {
+__attribute__((target("fma"), always_inline))
+static inline double widgetsim_exponential_inline(uint32_t word) {
 #pragma STDC FP_CONTRACT OFF
     static const double ln2_hi = 6.93147180369123816490e-01;
     static const double ln2_lo = 1.90821492927058770002e-10;
@@ -76,11 +79,16 @@ static double widgetsim_exponential_of_word(uint32_t word) {
     double z6 = z2 * z4;
     double r = fma(z6, r4, fma(z4, r3, fma(z, lp1, z2 * r2)));
     double t = s * (hfsq + r);
-    if (k == 0) return -1 * (f - (hfsq - t));
+    /* fdlibm's result negated: −(a − b) is b − a and −fma(a, b, −c) is fma(−a, b, c),
+       bit for bit (the result is never 0 here). */
+    if (k == 0) return (hfsq - t) - f;
     double kd = (double)k;
     double lo = kd * ln2_lo;
-    return -1 * fma(kd, ln2_hi, -((hfsq - (t + lo)) - f));
+    return fma(-kd, ln2_hi, (hfsq - (t + lo)) - f);
 }
+
+__attribute__((target("fma")))
+static double widgetsim_exponential_of_word(uint32_t word) { return widgetsim_exponential_inline(word); }
 
 /* Words on which glibc's log1p without FMA gives other bits than with it (and than
    widgetsim_exponential_of_word), three in each of fdlibm's branches. */
@@ -111,6 +119,113 @@ static inline double widgetsim_exponential_of_word(uint32_t word) {
     return -1 * log1p(-((double)word * (1.0 / 4294967296.0)));
 }
 static inline int widgetsim_exponential_usable(void) { return 0; }
+#define WIDGETSIM_FMA_TARGET
+#define widgetsim_exponential_inline widgetsim_exponential_of_word
 #endif
+
+/* The arrivals of WidgetSimModel's LocalHours (a Poisson process whose rate is that of
+   each span's local hour), drawn from a taus2 stream held as words with
+   widgetsim_exponential_inline's exponentials: WidgetSimSampling's poissonArrivals
+   with LocalHours.Pieces, step for step, in one function that keeps the generator's
+   state and the loop's in registers (a call per draw spills them). Used only where
+   widgetsim_exponential_usable() says so; ModelTests compare it with the general loop.
+
+   `spans` are LocalHours' spans as Swift lays them out: a 64-bit end (ms) and the
+   local hour at byte 8, 16 bytes apart; `ends` their ends as doubles. The run writes
+   up to `capacity` arrivals to `out`, returns how many, and sets *finished to 1 when no
+   arrival is left before `end` (else the state holds where to go on, mid-piece if
+   in_piece). */
+typedef struct {
+    double t;         /* the time reached, ms */
+    double need;      /* integrated rate to go before the next arrival */
+    double rate;      /* the piece's rate and end, when in_piece */
+    double piece_end;
+    intptr_t index;   /* the span of the last piece */
+    int in_piece;
+    widgetsim_taus_words words;
+} widgetsim_hour_arrivals;
+
+WIDGETSIM_FMA_TARGET
+static intptr_t widgetsim_hour_arrivals_run(
+    widgetsim_hour_arrivals *state, const void *spans, const double *ends, const double *hourly_rate,
+    double limit, int64_t end, int64_t *out, intptr_t capacity, int *finished) {
+    const unsigned char *span = (const unsigned char *)spans;
+#define WIDGETSIM_SPAN_END(i) (*(const int64_t *)(const void *)(span + 16 * (i)))
+#define WIDGETSIM_SPAN_RATE(i) (hourly_rate[span[16 * (i) + 8]])
+    double t = state->t, need = state->need, r = state->rate, piece_end = state->piece_end;
+    intptr_t index = state->index, filled = 0;
+    widgetsim_taus_words w = state->words;
+    *finished = 0;
+    if (state->in_piece) goto piece;
+    while (t < limit) {
+        {
+            /* LocalHours.Pieces.piece(containing: t) */
+            int64_t ms = t >= 0 ? (int64_t)t : (int64_t)floor(t);
+            while (WIDGETSIM_SPAN_END(index) <= ms) index++;
+            double span_end = (double)WIDGETSIM_SPAN_END(index);
+            r = WIDGETSIM_SPAN_RATE(index);
+            piece_end = t + 1 >= span_end ? t + 1 : span_end;
+        }
+    piece:
+        for (;;) {
+            double reach = limit < piece_end ? limit : piece_end;
+            double stop = reach > t ? reach : nextafter(t, INFINITY);
+            if (r > 0) {
+                double room = r * (stop - t);
+                if (need <= room) {
+                    if (filled == capacity) {
+                        state->t = t;
+                        state->need = need;
+                        state->rate = r;
+                        state->piece_end = piece_end;
+                        state->index = index;
+                        state->in_piece = 1;
+                        state->words = w;
+                        return filled;
+                    }
+                    t += need / r;
+                    int64_t ms = t >= 0 ? (int64_t)t : (int64_t)floor(t);
+                    if (ms >= end) goto done;
+                    out[filled++] = ms;
+                    need = widgetsim_exponential_inline(widgetsim_taus_next_word(&w));
+                    if (t < limit && t + 1 <= piece_end) continue;
+                    break;
+                }
+                need -= room;
+            }
+            t = stop;
+            /* LocalHours.Pieces.skipPieces, at the span's own end before the limit */
+            if (t == piece_end && t < limit && t == ends[index]) {
+                intptr_t i = index;
+                for (;;) {
+                    i++;
+                    double span_end = ends[i], span_rate = WIDGETSIM_SPAN_RATE(i);
+                    if (span_end >= limit) break;
+                    if (span_rate > 0) {
+                        double capacity_i = span_rate * (span_end - ends[i - 1]);
+                        if (need <= capacity_i) break;
+                        need -= capacity_i;
+                    }
+                }
+                index = i;
+                t = ends[i - 1];
+                r = WIDGETSIM_SPAN_RATE(i);
+                piece_end = ends[i];
+                continue;
+            }
+            break;
+        }
+    }
+done:
+    *finished = 1;
+    state->t = t;
+    state->need = need;
+    state->index = index;
+    state->in_piece = 0;
+    state->words = w;
+    return filled;
+#undef WIDGETSIM_SPAN_END
+#undef WIDGETSIM_SPAN_RATE
+}
 
 #endif
