@@ -2,8 +2,9 @@
 #define WIDGETSIM_CSAMPLING_EXPONENTIAL_H
 
 /* The unit exponential of a taus2 draw, −log1p(−u) for u = word / 2^32, with the bits
-   glibc's log1p gives on a processor with FMA, in one direct call specialised for those
-   inputs (WidgetSimSampling's arrivals).
+   glibc's log1p gives on a processor with FMA, specialised for those inputs: a direct
+   call (widgetsim_exponential_of_word), or steps inlined into the loop of
+   WidgetSimModel's LocalHours arrivals (widgetsim_hour_arrivals_run).
 
    glibc (2.36 on x86-64) chooses its log1p when the program loads: on a processor with
    FMA and AVX2, fdlibm's algorithm compiled with fused multiply-adds (in the polynomial
@@ -174,14 +175,8 @@ static intptr_t widgetsim_hour_arrivals_run(
                 double room = r * (stop - t);
                 if (need <= room) {
                     if (filled == capacity) {
-                        state->t = t;
-                        state->need = need;
-                        state->rate = r;
-                        state->piece_end = piece_end;
-                        state->index = index;
                         state->in_piece = 1;
-                        state->words = w;
-                        return filled;
+                        goto save;
                     }
                     t += need / r;
                     int64_t ms = t >= 0 ? (int64_t)t : (int64_t)floor(t);
@@ -218,10 +213,13 @@ static intptr_t widgetsim_hour_arrivals_run(
     }
 done:
     *finished = 1;
+    state->in_piece = 0;
+save:
     state->t = t;
     state->need = need;
+    state->rate = r;
+    state->piece_end = piece_end;
     state->index = index;
-    state->in_piece = 0;
     state->words = w;
     return filled;
 #undef WIDGETSIM_SPAN_END
