@@ -19,7 +19,7 @@
    constant left out: x is never −1 or below, nor infinite, and u = 1 + x is exact, so
    fdlibm's correction term c is +0 (and k·ln2_lo + c is the product alone). The words
    below 8 (|x| < 2^−29) and those whose reduced argument is within 2^−20 of 1 (fdlibm's
-   hu == 0, 4 in a million) go to glibc's log1p itself. */
+   hu == 0), 10,265 words in all, go to glibc's log1p itself. */
 
 #include <math.h>
 #include <stdint.h>
@@ -27,15 +27,21 @@
 
 #include "sampling.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#define WIDGETSIM_FMA_TARGET __attribute__((target("fma")))
-
 /* Below this word, x > −0.2929 and fdlibm takes f = x (k = 0); from it on it reduces
    1 + x by its power of two. The bound is |x| = 0x3fd2bec4_00000000 scaled by 2^32. */
 #define WIDGETSIM_EXPONENTIAL_REDUCED 0x4AFB1000u
 
-__attribute__((target("fma"), always_inline))
+/* Words on which glibc's log1p without FMA gives other bits than with it (and than
+   widgetsim_exponential_of_word), three in each of fdlibm's branches. */
+#define WIDGETSIM_EXPONENTIAL_PROBES 6
+static const uint32_t widgetsim_exponential_probes[WIDGETSIM_EXPONENTIAL_PROBES] = {
+    11085199u, 14522422u, 20181102u, 1257967761u, 1257969306u, 1257970689u };
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#define WIDGETSIM_FMA_TARGET __attribute__((target("fma")))
+
+WIDGETSIM_FMA_TARGET __attribute__((always_inline))
 static inline double widgetsim_exponential_inline(uint32_t word) {
 #pragma STDC FP_CONTRACT OFF
     static const double ln2_hi = 6.93147180369123816490e-01;
@@ -88,14 +94,8 @@ static inline double widgetsim_exponential_inline(uint32_t word) {
     return fma(-kd, ln2_hi, (hfsq - (t + lo)) - f);
 }
 
-__attribute__((target("fma")))
+WIDGETSIM_FMA_TARGET
 static double widgetsim_exponential_of_word(uint32_t word) { return widgetsim_exponential_inline(word); }
-
-/* Words on which glibc's log1p without FMA gives other bits than with it (and than
-   widgetsim_exponential_of_word), three in each of fdlibm's branches. */
-#define WIDGETSIM_EXPONENTIAL_PROBES 6
-static const uint32_t widgetsim_exponential_probes[WIDGETSIM_EXPONENTIAL_PROBES] = {
-    11085199u, 14522422u, 20181102u, 1257967761u, 1257969306u, 1257970689u };
 
 static inline int widgetsim_exponential_usable(void) {
     unsigned int a, b, c, d;
