@@ -54,7 +54,7 @@ import Testing
     /// The probes that decide `fusedLog1p`: distinct words of both branches, on which
     /// the fused function agrees with glibc here (`scripts/check-exponential` checks that
     /// glibc without FMA gives other bits on each).
-    @Test func probesTellFusedFromUnfused() {
+    @Test func probesAreDistinctWordsOfBothBranches() {
         let probes = withUnsafeBytes(of: widgetsim_exponential_probes) { Array($0.bindMemory(to: UInt32.self)) }
         #expect(probes.count == Int(WIDGETSIM_EXPONENTIAL_PROBES))
         #expect(probes.contains { $0 < WIDGETSIM_EXPONENTIAL_REDUCED } && probes.contains { $0 >= WIDGETSIM_EXPONENTIAL_REDUCED })
