@@ -3,7 +3,8 @@ import PackageDescription
 
 // Layers, bottom to top (each folder under Sources/ is one target):
 //   CGSL      the GNU Scientific Library, as a system library (its glue alone)
-//   CSampling the C steps of Sampling's hot loops: taus2 drawn inline, a truncating conversion
+//   CSampling the C steps of Sampling's hot loops: taus2 drawn inline, a truncating conversion,
+//             the arrivals' exponential with glibc's fused log1p bits and the loop of hour arrivals
 //   Sampling  random streams, seed derivation and distributions over GSL; the only layer
 //             that calls GSL or CSampling directly (Trace calls GSL's fitting routines too)
 //   Kernel    the discrete-event kernel: simulated time and the future-event lists (knows no

@@ -111,13 +111,20 @@ extension RandomStream {
     /// `result` would check its storage at every arrival).
     ///
     /// A `taus2` stream's state is copied out for the loop (`withTausUniforms`), which
-    /// keeps it in registers across the draws: the same uniforms in the same order.
+    /// keeps it in registers across the draws: the same uniforms in the same order. Its
+    /// exponentials are `TausExponentials`' where glibc's log1p is the fused one: the
+    /// same bits without glibc's entry checks and the call through its table.
     @inlinable
     public func poissonArrivals(
         from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces, into result: inout [Int64]
     ) {
         let copied: Void? = withTausUniforms { uniforms in
-            Self.poissonArrivals(&uniforms, from: start, to: end, pieces: &pieces, into: &result)
+            guard TausExponentials.fusedLog1p else {
+                return Self.poissonArrivals(&uniforms, from: start, to: end, pieces: &pieces, into: &result)
+            }
+            var exponentials = TausExponentials(uniforms)
+            Self.poissonArrivals(&exponentials, from: start, to: end, pieces: &pieces, into: &result)
+            uniforms = exponentials.uniforms
         }
         if copied == nil {
             var draws = self
@@ -126,13 +133,14 @@ extension RandomStream {
     }
 
     /// `poissonArrivals(from:to:pieces:into:)` drawing its uniforms from `draws`; each
-    /// exponential is −log1p(−u) of one uniform u, as `exponential(mean: 1)` draws it.
+    /// exponential is −log1p(−u) of one uniform u (`unitExponential()`), as
+    /// `exponential(mean: 1)` draws it.
     @inlinable
     static func poissonArrivals(
         _ draws: inout some UniformSource, from start: SimTimeLike, to end: SimTimeLike, pieces: inout some RatePieces,
         into result: inout [Int64]
     ) {
-        @inline(__always) func exponential() -> Double { -1 * Foundation.log1p(-draws.uniform()) }
+        @inline(__always) func exponential() -> Double { draws.unitExponential() }
         // Batches of 128 arrivals: 1 KB, the most `withUnsafeTemporaryAllocation` keeps
         // on the stack (a larger buffer would be allocated at every call).
         withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
@@ -181,6 +189,42 @@ extension RandomStream {
             }
             result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<filled]))
         }
+    }
+}
+
+extension RandomStream {
+    /// The arrivals in `[start, end)` of a Poisson process whose rate is constant on
+    /// spans of time, each span's rate `hourlyRate[hour]` of its local hour, by
+    /// CSampling's `widgetsim_hour_arrivals_run`: the draws and times of
+    /// `poissonArrivals(from:to:pieces:into:)` with WidgetSimModel's `LocalHours.Pieces`
+    /// over the same spans, for a `taus2` stream where its exponentials are
+    /// `TausExponentials`'. Elsewhere it returns false and draws nothing.
+    ///
+    /// `spans` are 16 bytes apart, each a 64-bit end (ms, increasing, the last at or
+    /// after `end`) with the hour (0…23, a byte) at byte 8; `ends` are the same ends as
+    /// doubles.
+    @inlinable
+    public func poissonArrivals(
+        hourSpans spans: UnsafeRawPointer, ends: UnsafePointer<Double>, hourlyRate: UnsafePointer<Double>,
+        from start: SimTimeLike, to end: SimTimeLike, into result: inout [Int64]
+    ) -> Bool {
+        guard TausExponentials.fusedLog1p else { return false }
+        return withTausUniforms { uniforms in
+            var state = widgetsim_hour_arrivals()
+            state.t = Double(start)
+            state.need = widgetsim_exponential_of_word(uniforms.uniformWord())
+            state.words = uniforms.words
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: 128) { batch in
+                var finished: Int32 = 0
+                repeat {
+                    let n = widgetsim_hour_arrivals_run(
+                        &state, spans, ends, hourlyRate, Double(end), end, batch.baseAddress!, batch.count, &finished)
+                    result.append(contentsOf: UnsafeBufferPointer(rebasing: batch[..<n]))
+                } while finished == 0
+            }
+            uniforms.words = state.words
+            return true
+        } ?? false
     }
 }
 

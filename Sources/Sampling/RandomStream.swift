@@ -170,6 +170,15 @@ public final class RandomStream {
 /// own for each.
 public protocol UniformSource {
     mutating func uniform() -> Double
+
+    /// A unit-mean exponential of the next uniform u: −log1p(−u), as
+    /// `exponential(mean: 1)` draws it.
+    mutating func unitExponential() -> Double
+}
+
+extension UniformSource {
+    @inlinable @inline(__always)
+    public mutating func unitExponential() -> Double { -1 * Foundation.log1p(-uniform()) }
 }
 
 extension RandomStream: UniformSource {}
@@ -201,4 +210,32 @@ public struct TausUniforms: UniformSource {
     /// Uniform on [0, 1), as `RandomStream.uniform()`.
     @inlinable @inline(__always)
     public mutating func uniform() -> Double { widgetsim_taus_next(&words) }
+
+    /// The next 32-bit word of the stream: `uniform()` is this word / 2^32.
+    @inlinable @inline(__always)
+    public mutating func uniformWord() -> UInt32 { widgetsim_taus_next_word(&words) }
+}
+
+/// The uniforms of a `taus2` stream as `TausUniforms` draws them, whose unit
+/// exponentials come from CSampling's `widgetsim_exponential_of_word`: the bits of
+/// −log1p(−u) from glibc's own log1p, in one direct call specialised for u = word / 2^32.
+/// Use it only where `fusedLog1p` says so (the processor runs glibc's log1p with fused
+/// multiply-adds, which that function reproduces); `scripts/check-exponential` compares
+/// the two on every word.
+public struct TausExponentials: UniformSource {
+    public var uniforms: TausUniforms
+
+    /// Whether glibc's log1p, here, is the fused one `widgetsim_exponential_of_word`
+    /// reproduces (decided once, by the processor and by glibc's answers on words where
+    /// the fused and unfused arithmetic differ).
+    public static let fusedLog1p = widgetsim_exponential_usable() != 0
+
+    @inlinable @inline(__always)
+    public init(_ uniforms: TausUniforms) { self.uniforms = uniforms }
+
+    @inlinable @inline(__always)
+    public mutating func uniform() -> Double { uniforms.uniform() }
+
+    @inlinable @inline(__always)
+    public mutating func unitExponential() -> Double { widgetsim_exponential_of_word(uniforms.uniformWord()) }
 }

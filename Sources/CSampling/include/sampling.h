@@ -21,15 +21,19 @@ static inline uint32_t widgetsim_taus_step(uint32_t s, int q, int k, uint32_t ma
 }
 
 /* The three components as values, which a caller's loop can keep in registers
-   (WidgetSimSampling's TausUniforms): one step of each, and the uniform of the new
-   state, as gsl_rng_uniform gives it. */
+   (WidgetSimSampling's TausUniforms): one step of each, and the new state's 32-bit
+   word, or its uniform (the word / 2^32) as gsl_rng_uniform gives it. */
 typedef struct { uint32_t c0, c1, c2; } widgetsim_taus_words;
 
-static inline double widgetsim_taus_next(widgetsim_taus_words *w) {
+static inline uint32_t widgetsim_taus_next_word(widgetsim_taus_words *w) {
     w->c0 = widgetsim_taus_step(w->c0, 13, 19, 4294967294U, 12);
     w->c1 = widgetsim_taus_step(w->c1, 2, 25, 4294967288U, 4);
     w->c2 = widgetsim_taus_step(w->c2, 3, 11, 4294967280U, 17);
-    return (double)(w->c0 ^ w->c1 ^ w->c2) * (1.0 / 4294967296.0);
+    return w->c0 ^ w->c1 ^ w->c2;
+}
+
+static inline double widgetsim_taus_next(widgetsim_taus_words *w) {
+    return (double)widgetsim_taus_next_word(w) * (1.0 / 4294967296.0);
 }
 
 static inline double widgetsim_taus_uniform(void *state) {

@@ -268,7 +268,9 @@ extension LocalHours {
     /// them): the same draws and times as `poissonArrivals` with
     /// `LocalHourRate(clock:hourlyRate:)` on these hours' clock, with `end` at most the
     /// clock's end, read from the spans (`Pieces`), which step over the hours without
-    /// an arrival at once.
+    /// an arrival at once. Where the stream's exponentials are `TausExponentials`', the
+    /// sampling layer's `poissonArrivals(hourSpans:…)` draws them in one C loop over the
+    /// spans, the same steps.
     /// Not inlined: in a function of its own, the arrivals keep more of their state in
     /// registers than inlined into a builder's larger loop.
     @inline(never)
@@ -280,6 +282,16 @@ extension LocalHours {
         spans.withUnsafeBufferPointer { spans in
             ends.withUnsafeBufferPointer { ends in
                 hourlyRate.withUnsafeBufferPointer { hourlyRate in
+                    // The spans as the sampling layer's loop reads them: each end, and the
+                    // hour at byte 8 (constants, checked when compiled).
+                    if MemoryLayout<Span>.stride == 16 && MemoryLayout<Span>.offset(of: \Span.hour) == 8,
+                        let first = spans.baseAddress,
+                        stream.poissonArrivals(
+                            hourSpans: UnsafeRawPointer(first), ends: ends.baseAddress!,
+                            hourlyRate: hourlyRate.baseAddress!, from: start, to: end, into: &result)
+                    {
+                        return
+                    }
                     var pieces = Pieces(spans: spans, ends: ends, hourlyRate: hourlyRate)
                     stream.poissonArrivals(from: start, to: end, pieces: &pieces, into: &result)
                 }
