@@ -60,9 +60,10 @@ import WidgetSimKernel
 /// Source: ours.
 struct PooledSpending {
     var share = 0.98
-    var changePrior = 1.0
+    var changePrior = 0.1
     var pollMs: Int64 = 10 * Milliseconds.minute
-    var ownWeight = 50.0
+    var ownWeight = 15.0
+    var unspent = 0.2
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
     private var initialTheta = 10.0
@@ -118,8 +119,9 @@ struct PooledSpending {
 
     init() {}
 
-    init(share: Double, threshold: Double, changePrior: Double, pollMs: Int64, ownWeight: Double) {
+    init(share: Double, threshold: Double, changePrior: Double, pollMs: Int64, ownWeight: Double, unspent: Double = 0.2) {
         self.share = share
+        self.unspent = unspent
         self.ownWeight = ownWeight
         self.initialTheta = threshold
         self.theta = threshold
@@ -205,7 +207,7 @@ struct PooledSpending {
             let left = share * Double(dayCredit) - Double(spent - spentAtDayStart)
             if blocked {
                 theta *= 1.3
-            } else if left > 0.2 * share * Double(dayCredit) {
+            } else if left > unspent * share * Double(dayCredit) {
                 theta *= 0.75
             }
             theta = min(1_000, max(0.01, theta))
@@ -322,7 +324,7 @@ struct PooledSpending {
             }
             let mean = (n + 1) / (e + 24)
             for h in 0 ..< 24 {
-                let lambda = (changes[i * 24 + h] + changePrior * mean) / (exposure[i * 24 + h] + changePrior)
+                let lambda = (changes[i * 24 + h] + changePrior) / (exposure[i * 24 + h] + changePrior / mean)
                 hazard[i * 24 + h] = lambda
                 exitHazard[i * 24 + h] = lambda + freeReloads[i * 24 + h] / days
             }
