@@ -24,8 +24,10 @@ import WidgetSimKernel
 ///   under the day's λ by hour: each hour's piece gets P(τ in the piece) changes and the
 ///   expected time of the piece before τ (so a change seen at 9:10 after a quiet night
 ///   goes mostly to 9:00–9:10 once the night is known to be quiet). λ(h) = (changes +
-///   `change_prior` · λ̄) / (exposure hours + `change_prior`), λ̄ the instance's changes
-///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
+///   `change_prior`) / (exposure hours + `change_prior` / λ̄), λ̄ the instance's changes
+///   per exposure hour over all hours (one a day before any): the mean rate weighs as
+///   `change_prior` changes seen at it, so an instance that changes often learns its quiet
+///   hours within days and one that changes seldom keeps its hours near its mean. Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
 /// - A reload of instance i at t alone is worth G = P(stale) · W(t): P(stale) = 1 after a
@@ -54,7 +56,7 @@ import WidgetSimKernel
 ///   (`below_threshold`: waiting is better at price θ; `not_yet_released`: the pool is
 ///   spent). θ starts at `threshold` and is set at each budget day's start: × 1.3 when a
 ///   request worth granting was refused for want of pool the day before, × 0.75 when that
-///   day's grants left more than a fifth of its credit unspent (credit saved on earlier
+///   day's grants left more than `unspent` of its credit (credit saved on earlier
 ///   days stays a reserve for evenings and pushes), within [0.01, 1,000].
 ///
 /// Source: ours.
