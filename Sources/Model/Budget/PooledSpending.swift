@@ -64,7 +64,7 @@ struct PooledSpending {
     var share = 0.98
     var changePrior = 0.1
     var pollMs: Int64 = 10 * Milliseconds.minute
-    var ownWeight = 15.0
+    var ownWeight = 50.0
     var unspent = 0.2
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
