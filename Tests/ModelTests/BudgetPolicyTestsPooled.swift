@@ -155,6 +155,73 @@ private final class Deferrals {
         #expect(night[39] < 0.7 * night[10], "night \(night[10]) on day 10, \(night[39]) on day 39")
     }
 
+    /// The weight of the mean rate behind each hour's rate is counted in changes, not in
+    /// hours: an instance that changes every minute from 9:00 to 18:00 learns within three
+    /// days that its nights are quiet (below 0.05 changes an hour, so six night hours carry
+    /// less than a quarter chance of a change), while one that changes once a day, at
+    /// noon, keeps its night hours near its mean rate (above 0.01 an hour: three quiet
+    /// nights say little of a rate of one a day). Both are rendered on the hour's tenth
+    /// minute from 1:10 to 23:10 and reloaded free at midnight. Counted in hours, no
+    /// weight does both: one pseudo-hour leaves the busy nights above 0.1, a tenth of one
+    /// takes the slow ones below 0.002.
+    @Test func aBusyInstanceLearnsItsQuietHoursInDays() {
+        var pool = PooledSpending(share: 0.98, threshold: 10, changePrior: 0.1, pollMs: 10 * bpMinute, ownWeight: 15)
+        pool.reset(instances: 2)
+        for i in 0 ..< 2 { pool.added(i, budget: 10) }
+        func changed(_ i: Int, from a: Int64, to b: Int64) -> Bool {
+            let start = a % bpDay, end = start + (b - a)
+            return i == 0 ? start < 18 * bpHour && end > 9 * bpHour : start < 12 * bpHour && end >= 12 * bpHour
+        }
+        var last = [Int64](repeating: 0, count: 2)
+        for day in Int64(0) ..< 3 {
+            let midnight = day * bpDay
+            pool.forecast(day: day)
+            for i in 0 ..< 2 {
+                for t in [midnight] + (1 ... 23).map({ midnight + Int64($0) * bpHour + 10 * bpMinute }) {
+                    pool.reloaded(i, charged: t != midnight, at: t)
+                    pool.rendered(i, changed: t != midnight && changed(i, from: last[i], to: t), at: t)
+                    last[i] = t
+                }
+            }
+        }
+        pool.forecast(day: 3)
+        let night = (0 ..< 2).map { i in (1 ..< 7).map { pool.changeRate(i, hour: $0) }.reduce(0, +) / 6 }
+        #expect(night[0] < 0.05, "busy nights \(night[0])")
+        #expect(night[1] > 0.01, "slow nights \(night[1])")
+    }
+
+    /// θ is lowered after a day whose grants left more than `unspent` of its credit: a day
+    /// that brought twenty pushes (each adding one to the shadow's credit), three at night,
+    /// worth waiting for the day's views at noon, and seventeen at noon, each granted as it
+    /// comes, left 15 % of its credit; θ is lowered (× 0.75) at `unspent` 0.1 and kept at
+    /// 0.2.
+    @Test(arguments: [(0.1, 7.5), (0.2, 10.0)])
+    func thetaIsLoweredAfterADayThatLeftMoreThanUnspent(unspent: Double, theta: Double) {
+        var pool = PooledSpending(share: 1, threshold: 10, changePrior: 0.1, pollMs: 10 * bpMinute, ownWeight: 50,
+                                  unspent: unspent)
+        pool.reset(instances: 1)
+        pool.added(0, budget: 100)
+        var granted = 0
+        for day in Int64(0) ... 2 {
+            let midnight = day * bpDay
+            pool.newBudgetDay(start: midnight, budgets: [100], first: day == 0)
+            pool.forecast(day: day)
+            guard day < 2 else { break }
+            pool.reloaded(0, charged: false, at: midnight)
+            pool.rendered(0, changed: false, at: midnight)
+            let pushes = day == 0 ? [] : (0 ..< 3).map { midnight + bpHour + $0 * bpMinute }
+                + (0 ..< 17).map { midnight + 12 * bpHour + $0 * bpMinute }
+            for t in pushes where pool.decide(0, reason: .background, at: t) == .grant {
+                granted += 1
+                pool.reloaded(0, charged: true, at: t)
+                pool.rendered(0, changed: true, at: t)
+            }
+            pool.viewed(0, at: midnight + 12 * bpHour + 10 * bpMinute)
+        }
+        #expect(granted == 17 && pool.credit == 20, "granted \(granted), credit \(pool.credit)")
+        #expect(abs(pool.theta - theta) < 1e-9, "θ \(pool.theta)")
+    }
+
     /// θ follows each day's own spending, not the credit left from days before: a pool that
     /// saved credit on one day (forty pushes at night, worth waiting for the day's one view
     /// at noon, each adding to the shadow's credit) and spent what the next day brought

@@ -24,8 +24,10 @@ import WidgetSimKernel
 ///   under the day's λ by hour: each hour's piece gets P(τ in the piece) changes and the
 ///   expected time of the piece before τ (so a change seen at 9:10 after a quiet night
 ///   goes mostly to 9:00–9:10 once the night is known to be quiet). λ(h) = (changes +
-///   `change_prior` · λ̄) / (exposure hours + `change_prior`), λ̄ the instance's changes
-///   per exposure hour over all hours (one a day before any). Free reloads by hour, μ(h), are counted per day, the person's
+///   `change_prior`) / (exposure hours + `change_prior` / λ̄), λ̄ the instance's changes
+///   per exposure hour over all hours (one a day before any): the mean rate weighs as
+///   `change_prior` changes seen at it, so an instance that changes often learns its quiet
+///   hours within days and one that changes seldom keeps its hours near its mean. Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
 /// - A reload of instance i at t alone is worth G = P(stale) · W(t): P(stale) = 1 after a
@@ -54,15 +56,16 @@ import WidgetSimKernel
 ///   (`below_threshold`: waiting is better at price θ; `not_yet_released`: the pool is
 ///   spent). θ starts at `threshold` and is set at each budget day's start: × 1.3 when a
 ///   request worth granting was refused for want of pool the day before, × 0.75 when that
-///   day's grants left more than a fifth of its credit unspent (credit saved on earlier
+///   day's grants left more than `unspent` of its credit (credit saved on earlier
 ///   days stays a reserve for evenings and pushes), within [0.01, 1,000].
 ///
 /// Source: ours.
 struct PooledSpending {
     var share = 0.98
-    var changePrior = 1.0
+    var changePrior = 0.1
     var pollMs: Int64 = 10 * Milliseconds.minute
     var ownWeight = 50.0
+    var unspent = 0.2
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
     private var initialTheta = 10.0
@@ -118,8 +121,9 @@ struct PooledSpending {
 
     init() {}
 
-    init(share: Double, threshold: Double, changePrior: Double, pollMs: Int64, ownWeight: Double) {
+    init(share: Double, threshold: Double, changePrior: Double, pollMs: Int64, ownWeight: Double, unspent: Double = 0.2) {
         self.share = share
+        self.unspent = unspent
         self.ownWeight = ownWeight
         self.initialTheta = threshold
         self.theta = threshold
@@ -205,7 +209,7 @@ struct PooledSpending {
             let left = share * Double(dayCredit) - Double(spent - spentAtDayStart)
             if blocked {
                 theta *= 1.3
-            } else if left > 0.2 * share * Double(dayCredit) {
+            } else if left > unspent * share * Double(dayCredit) {
                 theta *= 0.75
             }
             theta = min(1_000, max(0.01, theta))
@@ -322,7 +326,7 @@ struct PooledSpending {
             }
             let mean = (n + 1) / (e + 24)
             for h in 0 ..< 24 {
-                let lambda = (changes[i * 24 + h] + changePrior * mean) / (exposure[i * 24 + h] + changePrior)
+                let lambda = (changes[i * 24 + h] + changePrior) / (exposure[i * 24 + h] + changePrior / mean)
                 hazard[i * 24 + h] = lambda
                 exitHazard[i * 24 + h] = lambda + freeReloads[i * 24 + h] / days
             }

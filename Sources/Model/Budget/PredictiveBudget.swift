@@ -97,12 +97,16 @@ public final class PredictiveBudget: BudgetPolicy {
         "threshold", .number(0 ... 1_000_000), default: .number(10),
         "pooled: the price of a reload in stale stack views, against which each day's plan weighs it, on the first days (then learned)")
     public static let changePrior = ParameterSpec(
-        "change_prior", .number(0 ... 1_000_000), default: .number(1),
-        "pooled: pseudo-hours of the instance's mean rate of change behind its rate in each hour")
+        "change_prior", .number(0 ... 1_000_000), default: .number(0.1),
+        "pooled: pseudo-changes at the instance's mean rate of change behind its rate in each hour")
 
     public static let ownWeight = ParameterSpec(
         "own_weight", .number(0 ... 1_000), default: .number(50),
         "pooled: weight of the instance's own views (where it is shown) beside the stack's views it keeps fresh")
+
+    public static let unspent = ParameterSpec(
+        "unspent", .number(0 ... 1), default: .number(0.2),
+        "pooled: θ is lowered (× 0.75) after a budget day whose grants left more than this share of its credit unspent")
 
     public static let descriptor = BudgetPolicyDescriptor(
         name: "predictive",
@@ -113,7 +117,7 @@ public final class PredictiveBudget: BudgetPolicy {
         refusals: [.belowThreshold, .noViewExpected, .notYetReleased, .quotaExhausted, .totalCap],
         parameters: [
             initialPerDay, linearUpTo, perInstanceMax, totalPerDay, pushReserve, recent, lookahead, poll,
-            personPrior, instancePrior, weekdayPrior, spending, share, threshold, changePrior, ownWeight,
+            personPrior, instancePrior, weekdayPrior, spending, share, threshold, changePrior, ownWeight, unspent,
         ],
         make: { p in
             PredictiveBudget(
@@ -123,7 +127,7 @@ public final class PredictiveBudget: BudgetPolicy {
                 pollMs: p.duration(poll), personPrior: p.number(personPrior), instancePrior: p.number(instancePrior),
                 weekdayPrior: p.number(weekdayPrior), pooled: p.text(spending) == "pooled",
                 share: p.number(share), threshold: p.number(threshold), changePrior: p.number(changePrior),
-                ownWeight: p.number(ownWeight))
+                ownWeight: p.number(ownWeight), unspent: p.number(unspent))
         })
 
     public let initialPerDay: Int
@@ -176,7 +180,7 @@ public final class PredictiveBudget: BudgetPolicy {
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
         recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
         weekdayPrior: Double, pooled: Bool = false, share: Double = 0.98, threshold: Double = 10,
-        changePrior: Double = 1, ownWeight: Double = 50
+        changePrior: Double = 0.1, ownWeight: Double = 50, unspent: Double = 0.2
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
         precondition(pushReserve >= 0 && pushReserve <= 1 && recentMs >= 0 && lookaheadMs >= 0 && pollMs >= 1)
@@ -193,9 +197,9 @@ public final class PredictiveBudget: BudgetPolicy {
         self.instancePrior = instancePrior
         self.weekdayPrior = weekdayPrior
         self.pooled = pooled
-        precondition(share >= 0 && share <= 1 && threshold >= 0 && changePrior >= 0)
+        precondition(share >= 0 && share <= 1 && threshold >= 0 && changePrior >= 0 && unspent >= 0 && unspent <= 1)
         pool = PooledSpending(share: share, threshold: threshold, changePrior: changePrior, pollMs: pollMs,
-                              ownWeight: ownWeight)
+                              ownWeight: ownWeight, unspent: unspent)
     }
 
     public func begin(instances: Int) {
