@@ -74,8 +74,10 @@ extension PersonEngine {
         if Kind.recorded { recordView(index, top: top) }
         let topStale = seen(memberInstances[top], at: t, day: day, plain: plain)
         if topStale { today[.staleTopViews] &+= 1 }
-        today[.bestChanceNano] += record.pointee.bestChanceNano
-        today[.wantedChanceNano] += record.pointee.wantedChanceNano
+        // Each chance is at most 10^9 and each reciprocal rank at most 2520: a day's
+        // sums stay far from overflow (9.2 × 10^9 views a day), so they wrap unchecked.
+        today[.bestChanceNano] &+= record.pointee.bestChanceNano
+        today[.wantedChanceNano] &+= record.pointee.wantedChanceNano
         var missed = MissedViewReason.smartRotateOff
         if wanted >= 0 {
             today[.viewsWanted] &+= 1
@@ -108,7 +110,7 @@ extension PersonEngine {
                 reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: missed] &+= 1
             }
             if position < 3 { today[.top3Hits] &+= 1 }
-            today[.reciprocalRank2520] += Self.reciprocalRank2520(position)
+            today[.reciprocalRank2520] &+= Self.reciprocalRank2520(position)
         }
         if let previous = lastTop, previous != top {
             today[.rotations] &+= 1
