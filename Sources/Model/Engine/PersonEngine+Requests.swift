@@ -41,6 +41,15 @@ extension PersonEngine {
         }
     }
 
+    /// A request of every instance for `reason`, a free one (a time or environment
+    /// change): each granted reload made in line here, out of the run loop, rather than
+    /// by a call of `reload` per instance.
+    @inline(never)
+    func reloadAll(_ reason: ReloadReason, at t: SimTime, day: Int) {
+        assert(!reason.isCharged, "reloadAll with a charged reason")
+        for x in 0 ..< widgetCount { request(x, reason, at: t, day: day, reloadInLine: true) }
+    }
+
     /// A background request of `w` folded into the one already pending (kept out of
     /// line: `request` is inlined at every call).
     @inline(never)

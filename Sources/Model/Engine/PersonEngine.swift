@@ -450,11 +450,11 @@ public final class PersonEngine {
         case .timeChange:
             today[.timeChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
-            for x in 0 ..< widgetCount { request(x, .timeChange, at: t, day: day) }
+            reloadAll(.timeChange, at: t, day: day)
         case .environmentChange:
             today[.environmentChanges] &+= 1
             traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
-            for x in 0 ..< widgetCount { request(x, .environment, at: t, day: day) }
+            reloadAll(.environment, at: t, day: day)
         case .contentChange:
             let x = WorldOrder.widget(key)
             let i = positions.next(.contentChange)
