@@ -138,7 +138,9 @@ extension PersonEngine {
         if !held.isEmpty { cancelRetry(w) }
         let interval = facts[w].plainAfter
         if interval > 0 {
-            queue.scheduleInLine(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            // A scenario's durations are at most about 100 000 years (`DurationText`):
+            // a time of the run plus one stays far from Int64's end, unchecked.
+            queue.scheduleInLine(at: t &+ interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)
