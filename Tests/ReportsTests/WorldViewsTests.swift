@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetSimKernel
+import WidgetSimSampling
 @testable import WidgetSimModel
 
 /// The loop that builds views whose λ depends on the local hour and weekday alone
@@ -98,5 +99,44 @@ import WidgetSimKernel
         if let j = (0 ..< min(own.count, general.count)).first(where: { own[$0] != general[$0] }) {
             Issue.record("item \(j): \(own[j]) in its own loop, \(general[j]) in the general one")
         }
+    }
+
+    /// The by-hour loop's inversion over rows ended by +∞ (`invertEnded`) against the
+    /// general one (`RandomStream.inverse`): the same index for targets inside the row,
+    /// at its partial sums (where the chain of roundings decides), at and past its sum
+    /// (the general loop's fall-through to the last positive weight), and over rows
+    /// with zero weights, first, last or all.
+    @Test func endedInversionIsTheGeneralOne() {
+        let rows: [[Double]] = [
+            [0.35, 0.25, 0.20, 0.12, 0.08], [0.1, 0.2, 0.3], [0, 0.5, 0, 0.25, 0], [0, 0, 0], [1],
+            [1e-300, 0.7, 1e-17], [0.3, 0.3, 0.3, 0.1], [0.3, 0, 0], [2.5, 1e-9, 3.75, 0],
+        ]
+        var draws = SystemRandomNumberGenerator()
+        var compared = 0, fellThrough = 0
+        for row in rows {
+            let ended = row + [.infinity]
+            var sum = 0.0
+            var targets: [Double] = [0, -0.0]
+            for w in row {
+                sum += w
+                targets += [sum, sum.nextDown, sum.nextUp]
+            }
+            targets += [sum * 2, 1e300]
+            targets += (0 ..< 2000).map { _ in Double.random(in: 0 ..< max(sum, 1e-300), using: &draws) }
+            row.withUnsafeBufferPointer { weights in
+                ended.withUnsafeBufferPointer { endedWeights in
+                    for t in targets {
+                        let general = RandomStream.inverse(t, weights: weights)
+                        let own = WorldBuilder.invertEnded(t, weights: endedWeights.baseAddress!, count: row.count)
+                        #expect(own == general, "row \(row), target \(t)")
+                        compared += 1
+                        var u = t
+                        if !weights.contains(where: { u -= $0; return u < 0 }) { fellThrough += 1 }
+                    }
+                }
+            }
+        }
+        #expect(compared > 18_000)
+        #expect(fellThrough > 20, "the fall-through past the last weight was reached")
     }
 }

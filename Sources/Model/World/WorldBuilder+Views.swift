@@ -133,7 +133,7 @@ extension WorldBuilder {
         records.withUnsafeMutableBufferPointer { out in
             times.withUnsafeBufferPointer { timeBuffer in
                 w.hours.spans.withUnsafeBufferPointer { spans in
-                    stackInterest.withUnsafeBufferPointer { table in
+                    stackInterestEnded.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
                             let times = timeBuffer.baseAddress, views = out.baseAddress!
                             // The loop over the views, for the wanted stream itself or for a
@@ -147,14 +147,14 @@ extension WorldBuilder {
                                     let r = Int(span.weekday) &* 24 &+ Int(span.hour)
                                     let sums = sumsTable[r]
                                     let total = sums.total, scale = none + placedNowhere + sums.total
-                                    let row = UnsafeBufferPointer(rebasing: table[r &* n ..< r &* n &+ n])
+                                    let row = table.baseAddress! + r &* (n &+ 1)
                                     let wants = total > 0
                                     repeat {
                                         let t = times![k]
                                         // Draw always: the wanted member.
                                         let u = wantedDraws.uniform() * scale
                                         var wanted = -1
-                                        if u >= none && wants { wanted = RandomStream.inverse(u - none, weights: row) }
+                                        if u >= none && wants { wanted = Self.invertEnded(u - none, weights: row, count: n) }
                                         views[k] = ViewRecord(
                                             time: t, hour: span.hour, weekday: span.weekday,
                                             wanted: Int8(truncatingIfNeeded: wanted),
@@ -194,6 +194,24 @@ extension WorldBuilder {
                 }
             }
         }
+    }
+}
+
+extension WorldBuilder {
+    /// `RandomStream.inverse(target, weights:)` of the `count` finite weights at
+    /// `weights`, which are followed by +∞: u takes the same subtractions in the same
+    /// order, and the +∞ ends the loop (u − ∞ < 0) where the general loop checks its
+    /// index at every step. `target` must be finite (then so is every u before the +∞).
+    /// When u is still ≥ 0 past the last weight (roundings), the general loop decides.
+    @inline(__always)
+    static func invertEnded(_ target: Double, weights: UnsafePointer<Double>, count: Int) -> Int {
+        var u = target, i = 0
+        repeat {
+            u -= weights[i]
+            i &+= 1
+        } while u >= 0
+        if i <= count { return i &- 1 }
+        return RandomStream.inverse(target, weights: UnsafeBufferPointer(start: weights, count: count))
     }
 }
 

@@ -45,6 +45,9 @@ public final class WorldBuilder {
     /// empty otherwise.
     let stackInterest: [Double]
     let stackSums: [StackSums]
+    /// `stackInterest`'s rows each followed by +∞ (rows of members + 1), for
+    /// `invertEnded`; empty when `stackSums` is.
+    let stackInterestEnded: [Double]
     /// Scratch: λ of every widget at one instant.
     @exclusivity(unchecked) var lambda: [Double]
     /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
@@ -140,6 +143,15 @@ public final class WorldBuilder {
                 for m in stackMembers { stackInterest.append(table[row * widgetCount + m]) }
                 stackSums.append(StackSums(stackInterest[first...], noInterest: scenario.person.noInterest))
             }
+        }
+        // `invertEnded` draws from these rows: its targets, below none + a row's sum, are
+        // then finite.
+        precondition(stackInterest.allSatisfy(\.isFinite) && scenario.person.noInterest.isFinite
+                     && stackSums.allSatisfy { (scenario.person.noInterest + $0.total).isFinite },
+                     "a stack member's λ, or a sum of them, is not finite")
+        let members = stackMembers.count
+        self.stackInterestEnded = stackSums.isEmpty ? [] : (0 ..< 7 * 24).flatMap { row in
+            stackInterest[row * members ..< row * members + members] + [Double.infinity]
         }
         self.stackInterest = stackInterest
         self.stackSums = stackSums

@@ -55,10 +55,9 @@ public struct WorldOrder {
     /// pushes of every widget sort into their time-then-widget order.
     static let widgetBits = 7
 
-    /// Scratch, reused person after person: the items' sort keys as laid out list by
-    /// list, then in bucket order; the buckets' counts, all 0 between calls (each call
-    /// sets back to 0 those it counted in, when it sums them); and the buckets' starts.
-    private var laid: [UInt64] = []
+    /// Scratch, reused person after person: the items' sort keys in bucket order; the
+    /// buckets' counts, all 0 between calls (each call sets back to 0 those it counted
+    /// in, when it sums them); and the buckets' starts.
     private var bucketed: [UInt64] = []
     private var buckets: [Int32] = []
     private var starts: [Int32] = []
@@ -70,14 +69,15 @@ public struct WorldOrder {
     /// one widget in list order).
     ///
     /// Every item gets the sort key (time, process, widget — 0 for the processes that
-    /// are one list), laid out list by list in process order. The keys are counted into
-    /// buckets of consecutive times (a power of two of milliseconds, as many buckets as
-    /// items or fewer), moved into bucket order (a stable counting sort), and each
-    /// bucket is put in order by insertion sort, which keeps equal keys (items of one
-    /// list at one time) in list order: the result is the order by (time, process,
-    /// widget, position in the widget's list). As each process's items come out in its
-    /// list's order (the lists are sorted by time), an item's position is the number of
-    /// that process's items before it.
+    /// are one list). The items are counted into buckets of consecutive times (a power
+    /// of two of milliseconds, as many buckets as items or fewer), then their keys are
+    /// moved into bucket order list by list in process order (a stable counting sort,
+    /// two passes over the lists, the keys made in the second), and each bucket is put
+    /// in order by insertion sort, which keeps equal keys (items of one list at one
+    /// time) in list order: the result is the order by (time, process, widget, position
+    /// in the widget's list). As each process's items come out in its list's order (the
+    /// lists are sorted by time), an item's position is the number of that process's
+    /// items before it.
     ///
     /// The views, the longest list, are left out: as the last process, a view comes
     /// after every other item of its time, so a run reads them in their own list,
@@ -105,10 +105,10 @@ public struct WorldOrder {
             return
         }
         // Buckets of 2^shift ms over [0, end), no more of them than items.
-        var shift: UInt64 = 0
-        while UInt64(end - 1) >> shift >= UInt64(max(bound, 1)) { shift += 1 }
+        var bucketBits: UInt64 = 0
+        while UInt64(end - 1) >> bucketBits >= UInt64(max(bound, 1)) { bucketBits += 1 }
+        let shift = bucketBits
         let bucketCount = Int(UInt64(end - 1) >> shift) + 1
-        if laid.count < bound { laid = Array(repeating: 0, count: bound) }
         if bucketed.count < bound { bucketed = Array(repeating: 0, count: bound) }
         if buckets.count < bucketCount + 1 {
             buckets = Array(repeating: 0, count: bucketCount + 1)
@@ -119,95 +119,100 @@ public struct WorldOrder {
         // arithmetic and shifts (every count fits, and the shifts are below 64). Their
         // counts are the closures' own, returned: the merge's variables, changed in a
         // closure, would be checked for exclusive access at every change.
-        let (total, changeCount, pushCount) = laid.withUnsafeMutableBufferPointer { laidBuffer in
-            bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
-                buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
-                    let laid = laidBuffer.baseAddress!, sorted = sortedBuffer.baseAddress!
-                    var total = 0, changeCount = 0, pushCount = 0
-                    let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
-                    // Lay out each list's keys from `offset` on, counting each bucket's items
-                    // one slot on (so that the running sums below are the buckets' starts),
-                    // and return how many.
-                    func lay<Item>(
-                        _ list: [Item], _ p: WorldProcess, at offset: Int, widget: Int = 0, time: (Item) -> SimTime
-                    ) -> Int {
-                        let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
-                        let out = laid + offset, counts = buckets + 1
-                        return list.withUnsafeBufferPointer { items in
-                            // The items before the end: the list is in time order, and few
-                            // items, if any, come at or after the end.
-                            var n = items.count
-                            while n > 0 && time(items[n &- 1]) >= end { n &-= 1 }
+        let (total, changeCount, pushCount) = bucketed.withUnsafeMutableBufferPointer { sortedBuffer in
+            buckets.withUnsafeMutableBufferPointer { bucketBuffer in starts.withUnsafeMutableBufferPointer { startBuffer in
+                let sorted = sortedBuffer.baseAddress!
+                let buckets = bucketBuffer.baseAddress!, starts = startBuffer.baseAddress!
+                // Walks a list's items before the end and returns how many: counting each
+                // bucket's items one slot on (so that the running sums below are the
+                // buckets' starts), or, once the starts are summed (`placing`), moving
+                // each item's key to its bucket's next slot.
+                func walk<Item>(
+                    _ list: [Item], _ p: WorldProcess, widget: Int = 0, placing: Bool, time: (Item) -> SimTime
+                ) -> Int {
+                    list.withUnsafeBufferPointer { items in
+                        // The list is in time order, and few items, if any, come at or
+                        // after the end.
+                        var n = items.count
+                        while n > 0 && time(items[n &- 1]) >= end { n &-= 1 }
+                        if placing {
+                            let tag = UInt64(p.rawValue) &<< UInt64(Self.widgetBits) | UInt64(widget)
                             for k in 0 ..< n {
                                 let u = UInt64(truncatingIfNeeded: time(items[k]))
-                                out[k] = u &<< timeShift | tag
-                                counts[Int(truncatingIfNeeded: u &>> shift)] &+= 1
+                                let b = Int(truncatingIfNeeded: u &>> shift)
+                                let slot = starts[b]
+                                sorted[Int(truncatingIfNeeded: slot)] = u &<< timeShift | tag
+                                starts[b] = slot &+ 1
                             }
-                            return n
+                        } else {
+                            let counts = buckets + 1
+                            for k in 0 ..< n {
+                                counts[Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: time(items[k])) &>> shift)] &+= 1
+                            }
                         }
+                        return n
                     }
+                }
+                // Every list in process order, and the number of items, content changes
+                // and pushes walked.
+                func walkAll(placing: Bool) -> (Int, Int, Int) {
+                    var total = 0, changeCount = 0, pushCount = 0
                     for p in WorldProcess.allCases {
                         switch p {
-                        case .timeChange: total &+= lay(world.timeChanges, p, at: total) { $0 }
-                        case .environmentChange: total &+= lay(world.environmentChanges, p, at: total) { $0 }
-                        case .widgetAdded: total &+= lay(world.additions, p, at: total) { $0.time }
+                        case .timeChange: total &+= walk(world.timeChanges, p, placing: placing) { $0 }
+                        case .environmentChange: total &+= walk(world.environmentChanges, p, placing: placing) { $0 }
+                        case .widgetAdded: total &+= walk(world.additions, p, placing: placing) { $0.time }
                         case .contentChange:
                             for (w, list) in changes.enumerated() {
-                                let k = lay(list, p, at: total, widget: w) { $0 }
-                                total &+= k
-                                changeCount &+= k
+                                changeCount &+= walk(list, p, widget: w, placing: placing) { $0 }
                             }
+                            total &+= changeCount
                         case .push:
                             for (w, list) in world.pushTimes.enumerated() {
-                                let k = lay(list, p, at: total, widget: w) { $0 }
-                                total &+= k
-                                pushCount &+= k
+                                pushCount &+= walk(list, p, widget: w, placing: placing) { $0 }
                             }
-                        case .sessionEnd: total &+= lay(world.sessionEnds, p, at: total) { $0.time }
-                        case .audioEnd: total &+= lay(world.audioEnds, p, at: total) { $0.time }
-                        case .standByEnd: total &+= lay(world.standByEnds, p, at: total) { $0 }
-                        case .sessionStart: total &+= lay(world.sessions, p, at: total) { $0.start }
-                        case .audioStart: total &+= lay(world.audioStarts, p, at: total) { $0.time }
-                        case .standByStart: total &+= lay(world.standByStarts, p, at: total) { $0 }
+                            total &+= pushCount
+                        case .sessionEnd: total &+= walk(world.sessionEnds, p, placing: placing) { $0.time }
+                        case .audioEnd: total &+= walk(world.audioEnds, p, placing: placing) { $0.time }
+                        case .standByEnd: total &+= walk(world.standByEnds, p, placing: placing) { $0 }
+                        case .sessionStart: total &+= walk(world.sessions, p, placing: placing) { $0.start }
+                        case .audioStart: total &+= walk(world.audioStarts, p, placing: placing) { $0.time }
+                        case .standByStart: total &+= walk(world.standByStarts, p, placing: placing) { $0 }
                         case .view: break  // read beside the order
                         }
                     }
-                    // The buckets' starts, and their counts back to 0 for the next call (in
-                    // this loop, which reads every count anyway, rather than in a pass of
-                    // its own over the array).
-                    var running: Int32 = 0
-                    for b in 0 ... bucketCount {
-                        running &+= buckets[b]
-                        buckets[b] = 0
-                        starts[b] = running
-                    }
-                    // Into bucket order, stably: each bucket's items in the order laid out.
-                    let bucketShift = timeShift &+ shift
-                    for i in 0 ..< total {
-                        let key = laid[i]
-                        let b = Int(truncatingIfNeeded: key &>> bucketShift)
-                        let slot = starts[b]
-                        sorted[Int(truncatingIfNeeded: slot)] = key
-                        starts[b] = slot &+ 1
-                    }
-                    // Insertion sort: only items of one bucket are out of order, and a key
-                    // moves only past greater ones.
-                    var i = 1
-                    while i < total {
-                        let key = sorted[i]
-                        if sorted[i &- 1] > key {
-                            var j = i
-                            repeat {
-                                sorted[j] = sorted[j &- 1]
-                                j &-= 1
-                            } while j > 0 && sorted[j &- 1] > key
-                            sorted[j] = key
-                        }
-                        i &+= 1
-                    }
                     return (total, changeCount, pushCount)
-                } }
-            }
+                }
+                _ = walkAll(placing: false)
+                // The buckets' starts, and their counts back to 0 for the next call (in
+                // this loop, which reads every count anyway, rather than in a pass of
+                // its own over the array).
+                var running: Int32 = 0
+                for b in 0 ... bucketCount {
+                    running &+= buckets[b]
+                    buckets[b] = 0
+                    starts[b] = running
+                }
+                // Into bucket order, stably: each bucket's items in list and process order.
+                let counted = walkAll(placing: true)
+                let total = counted.0
+                // Insertion sort: only items of one bucket are out of order, and a key
+                // moves only past greater ones.
+                var i = 1
+                while i < total {
+                    let key = sorted[i]
+                    if sorted[i &- 1] > key {
+                        var j = i
+                        repeat {
+                            sorted[j] = sorted[j &- 1]
+                            j &-= 1
+                        } while j > 0 && sorted[j &- 1] > key
+                        sorted[j] = key
+                    }
+                    i &+= 1
+                }
+                return counted
+            } }
         }
         // The sorted keys are the order (their storage is the next call's scratch).
         swap(&sortedKeys, &bucketed)
