@@ -290,13 +290,6 @@ final class RunningCounts {
         set { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] = newValue }
     }
 
-    /// The counters of instance `w` on `day`, for several counts of one instance: the
-    /// row's address is worked out once.
-    @inline(__always)
-    func row(day: Int, widget w: Int) -> WidgetRow {
-        WidgetRow(base: widget + (day &* widgets &+ w) &* WidgetCounter.count)
-    }
-
     /// The counters of `day`: its person counters and its instances' rows.
     @inline(__always)
     func day(_ day: Int) -> DayCounts {
@@ -323,6 +316,8 @@ struct DayCounts {
         nonmutating set { widgets[w &* WidgetCounter.count &+ counter.rawValue] = newValue }
     }
 
+    /// The day's counters of instance `w`, for several counts of one instance: the row's
+    /// address is worked out once.
     @inline(__always)
     func row(widget w: Int) -> WidgetRow { WidgetRow(base: widgets + w &* WidgetCounter.count) }
 }
