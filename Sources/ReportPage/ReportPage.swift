@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import WidgetSimExecution
 import WidgetSimReports
 
 /// `report.html`: a run's CSVs drawn for people, in one self-contained page, with each
@@ -78,10 +79,12 @@ public enum ReportPage {
             try fm.createDirectory(at: chartsFolder, withIntermediateDirectories: true)
             for chart in charts {
                 for (file, text) in chart.data {
-                    try text.write(to: chartsFolder.appendingPathComponent(file), atomically: false, encoding: .utf8)
+                    try AtomicFile.write(text, to: chartsFolder.appendingPathComponent(file), durable: false)
                 }
-                try chart.script.write(to: chartsFolder.appendingPathComponent("\(chart.name).gp"), atomically: false, encoding: .utf8)
+                try AtomicFile.write(chart.script, to: chartsFolder.appendingPathComponent("\(chart.name).gp"), durable: false)
             }
+        } catch let error as ReportError {
+            throw .gnuplotFailed("cannot write into \(temporary.path): \(error)")
         } catch {
             throw .gnuplotFailed("cannot write into \(temporary.path): \(error.localizedDescription)")
         }
@@ -99,17 +102,41 @@ public enum ReportPage {
         let page = folder.appendingPathComponent("report.html")
         let finalCharts = folder.appendingPathComponent("report")
         do {
-            try html.write(to: temporary.appendingPathComponent("report.html"), atomically: false, encoding: .utf8)
+            try AtomicFile.write(html, to: temporary.appendingPathComponent("report.html"), durable: false)
+            // Every file of the page on the disk before the first move, gnuplot's SVGs too.
+            try flush(chartsFolder, temporary.appendingPathComponent("report.html"))
             let old = temporary.appendingPathComponent("old-report")
             if fm.fileExists(atPath: finalCharts.path) { try fm.moveItem(at: finalCharts, to: old) }
             try fm.moveItem(at: chartsFolder, to: finalCharts)
             if rename(temporary.appendingPathComponent("report.html").path, page.path) != 0 {
                 throw CocoaError(.fileWriteUnknown)
             }
+            OutputFolder.synchronize(folder)
+        } catch let error as ReportError {
+            throw .gnuplotFailed("cannot write report.html into \(folder.path): \(error)")
         } catch {
             throw .gnuplotFailed("cannot write report.html into \(folder.path): \(error.localizedDescription)")
         }
         return page
+    }
+
+    /// Flushes the files of `charts` (a folder) and `page` to the disk, all at once, and
+    /// the folder's entries.
+    static func flush(_ charts: URL, _ page: URL) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: charts.path)
+        let urls = names.sorted().map { charts.appendingPathComponent($0) } + [page]
+        var descriptors: [Int32] = []
+        defer { descriptors.forEach { _ = close($0) } }
+        for url in urls {
+            let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ReportError.cannotWrite(url.path, String(cString: strerror(errno))) }
+            descriptors.append(fd)
+        }
+        let failures = OutputFolder.flushAtOnce(descriptors)
+        if let k = failures.firstIndex(where: { $0 != 0 }) {
+            throw ReportError.cannotWrite(urls[k].path, String(cString: strerror(failures[k])))
+        }
+        OutputFolder.synchronize(charts)
     }
 
     static func runGnuplot(_ gnuplot: String, scripts: [String], in folder: URL) throws(BuildError) {

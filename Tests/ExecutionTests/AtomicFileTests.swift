@@ -49,6 +49,52 @@ import Testing
         #expect(written == expected)
     }
 
+    /// Files finished together: each holds its own bytes under its own name once
+    /// committed, durable or not, whether its bytes were buffered or already written; a
+    /// file finished alone before is left as it was.
+    @Test func filesFinishedTogetherKeepTheirOwnBytes() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var files: [AtomicFile] = []
+        var expected: [String: [UInt8]] = [:]
+        for (k, n) in [0, 10, 5000, (1 << 20) + 7, 3].enumerated() {
+            let name = "f\(k).csv"
+            let f = try AtomicFile(folder.appendingPathComponent(name), durable: k % 2 == 0)
+            let bytes = (0 ..< n).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ k) }
+            try f.write(bytes)
+            try f.write("end \(k)\n")
+            expected[name] = bytes + Array("end \(k)\n".utf8)
+            if k == 4 { try f.finishWriting() }
+            files.append(f)
+        }
+        try AtomicFile.finishWriting(files)
+        for f in files { try f.commit() }
+        for (name, bytes) in expected {
+            #expect(try [UInt8](Data(contentsOf: folder.appendingPathComponent(name))) == bytes, "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == expected.keys.sorted())
+    }
+
+    /// Flushing at once reports each descriptor's own result, in order: 0 for the open
+    /// files, EBADF for descriptors that are not open.
+    @Test func flushAtOnceReportsEachFileInOrder() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var open: [Int32] = []
+        for k in 0 ..< 3 {
+            let url = folder.appendingPathComponent("f\(k)")
+            try Data("file \(k)".utf8).write(to: url)
+            let fd = Glibc.open(url.path, O_RDONLY)
+            try #require(fd >= 0)
+            open.append(fd)
+        }
+        defer { open.forEach { _ = close($0) } }
+        #expect(OutputFolder.flushAtOnce([open[0], -1, open[1], 999_999, open[2]]) == [0, EBADF, 0, EBADF, 0])
+        #expect(OutputFolder.flushAtOnce([-1]) == [EBADF])
+        #expect(OutputFolder.flushAtOnce([open[1]]) == [0])
+        #expect(OutputFolder.flushAtOnce([]) == [])
+    }
+
     @Test func aMissingFileIsNamed() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -113,6 +113,26 @@ public final class AtomicFile: @unchecked Sendable {
         flushed = true
     }
 
+    /// `finishWriting` of each of `files`, their flushes to the disk at once
+    /// (`OutputFolder.flushAtOnce`): what a file had buffered is written, then the durable
+    /// ones are flushed together, then each is closed. Throws the first failure, in the
+    /// order of `files`.
+    public static func finishWriting(_ files: [AtomicFile]) throws {
+        let open = files.filter { !$0.flushed }
+        for f in open { try f.flush() }
+        let durable = open.filter(\.durable)
+        let failures = OutputFolder.flushAtOnce(durable.map(\.handle.fileDescriptor))
+        if let k = failures.firstIndex(where: { $0 != 0 }) {
+            throw ReportError.cannotWrite(durable[k].url.path, String(cString: strerror(failures[k])))
+        }
+        for f in open {
+            do { try f.handle.close() } catch {
+                throw ReportError.cannotWrite(f.url.path, OutputFolder.reason(error))
+            }
+            f.flushed = true
+        }
+    }
+
     /// `finishWriting`, then renames the file into place.
     public func commit() throws {
         try finishWriting()
@@ -135,8 +155,8 @@ public final class AtomicFile: @unchecked Sendable {
     deinit { abandon() }
 
     /// Writes `text` to `url` atomically.
-    public static func write(_ text: String, to url: URL) throws {
-        try write(Array(text.utf8), to: url)
+    public static func write(_ text: String, to url: URL, durable: Bool = true) throws {
+        try write(Array(text.utf8), to: url, durable: durable)
     }
 
     /// Writes `bytes` to `url` atomically.

@@ -216,6 +216,35 @@ public enum OutputFolder {
         }
     }
 
+    /// Flushes the files open at `descriptors` to the disk, all at once: each `fsync` on a
+    /// thread of its own (one file: on this thread), so that the file system commits them
+    /// together rather than one after another (sixteen small report files: a wait of about
+    /// 7 ms each in turn, about as long as one at once). Returns each file's `errno`, 0
+    /// where its flush succeeded, in the order of `descriptors`.
+    public static func flushAtOnce(_ descriptors: [Int32]) -> [Int32] {
+        @Sendable func flush(_ fd: Int32) -> Int32 {
+            while fsync(fd) != 0 {
+                if errno != EINTR { return errno }
+            }
+            return 0
+        }
+        if descriptors.count <= 1 { return descriptors.map(flush) }
+        let results = UnsafeMutableBufferPointer<Int32>.allocate(capacity: descriptors.count)
+        defer { results.deallocate() }
+        let group = DispatchGroup()
+        for (i, fd) in descriptors.enumerated() {
+            group.enter()
+            // Each thread writes only its own slot of `results`; `wait` orders the reads after.
+            nonisolated(unsafe) let slots = results
+            Thread.detachNewThread {
+                slots[i] = flush(fd)
+                group.leave()
+            }
+        }
+        group.wait()
+        return Array(results)
+    }
+
     /// Flushes the folder's entries (the renames just made) to the disk.
     public static func synchronize(_ folder: URL) {
         let fd = open(folder.path, O_RDONLY | O_DIRECTORY)

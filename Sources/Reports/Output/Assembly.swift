@@ -144,7 +144,7 @@ public struct Assembly {
         // Every file complete on the disk before the first rename: running out of space
         // or failing to write leaves the earlier report whole. `run.json` is renamed
         // last: it marks the report finished.
-        for f in files { try f.finishWriting() }
+        try AtomicFile.finishWriting(files)
         for f in files.dropLast() { try f.commit() }
         let written = Set(files.map(\.url.lastPathComponent))
         for name in OutputFolder.reportFiles + OutputFolder.pageFiles where !written.contains(name) {
