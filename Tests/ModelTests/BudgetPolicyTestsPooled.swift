@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WidgetSimKernel
 @testable import WidgetSimModel
@@ -253,6 +254,41 @@ private final class Deferrals {
         #expect(granted == [0, 0, 10], "grants by day \(granted)")
         #expect(pool.credit == 50 && pool.spent == 10, "credit \(pool.credit), spent \(pool.spent)")
         #expect(thetas[3] == thetas[2], "θ by day \(thetas)")
+    }
+
+    /// A push to a kind with two instances (both ask at its instant, as two stocks do when
+    /// one symbol's change is pushed) says that one of them changed, not which: once the
+    /// pool has seen the two ask together, an instance pushed since its last reload is
+    /// stale with chance 1 − ½ e^{−Λ} (Λ its learned hazard since that reload: an hour at
+    /// the first day's 1/24 an hour, so about 0.52), and after two such pushes 1 − ¼ e^{−Λ}.
+    /// An instance whose pushes come alone (a kind of its own) is stale for certain after
+    /// one, as before.
+    @Test func aPushToAKindOfTwoLeavesEachHalfSureOfAChange() {
+        var pool = PooledSpending()
+        pool.reset(instances: 3)
+        for i in 0 ..< 3 { pool.added(i, budget: 20) }
+        pool.forecast(day: 0)
+        for i in 0 ..< 3 {
+            pool.reloaded(i, charged: false, at: 0)
+            pool.rendered(i, changed: false, at: 0)
+        }
+        // The kind's first push: both stocks ask at once, and the pool learns they are one kind.
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: bpHour) }
+        for i in 0 ..< 2 {
+            pool.reloaded(i, charged: true, at: bpHour)
+            pool.rendered(i, changed: i == 0, at: bpHour)
+        }
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: 2 * bpHour) }
+        _ = pool.decide(2, reason: .background, at: 2 * bpHour + bpMinute)
+        let quiet = exp(-1.0 / 24)
+        let once = pool.staleChance(0, at: 2 * bpHour)
+        #expect(abs(once - (1 - quiet / 2)) < 1e-6, "stale chance \(once) after one push to a kind of two")
+        #expect(abs(pool.staleChance(1, at: 2 * bpHour) - once) < 1e-9)
+        #expect(pool.staleChance(2, at: 2 * bpHour + bpMinute) == 1, "a push to a kind of one")
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: 2 * bpHour + 5 * bpMinute) }
+        let twice = pool.staleChance(0, at: 2 * bpHour + 5 * bpMinute)
+        let quietLonger = exp(-(65.0 / 60) / 24)
+        #expect(abs(twice - (1 - quietLonger / 4)) < 1e-6, "stale chance \(twice) after two pushes to a kind of two")
     }
 
     /// A reload is held while waiting for it costs nothing: an instance whose content

@@ -86,7 +86,14 @@ struct PooledSpending {
     private var lastReload: [SimTime] = []
     private var lastRender: [SimTime] = []
     private var awaitingRequest: [Bool] = []
-    private var pushed: [Bool] = []
+    /// Background requests (pushes) since the last reload, a deferred one's retry not
+    /// counted again; the instance's kin, the instances seen asking at the instant of one
+    /// of its pushes (a push asks every instance of its kind), itself included; the instant
+    /// of its last push; whether its last refused request was a push (so the next is its retry).
+    private var pushes: [Int] = []
+    private var kin: [Int] = []
+    private var lastPush: [SimTime] = []
+    private var retrying: [Bool] = []
     private var changes: [Double] = []
     private var exposure: [Double] = []
     private var freeReloads: [Double] = []
@@ -147,7 +154,10 @@ struct PooledSpending {
         lastReload.resetFlat(count: n, to: .min)
         lastRender.resetFlat(count: n, to: .min)
         awaitingRequest.resetFlat(count: n, to: false)
-        pushed.resetFlat(count: n, to: false)
+        pushes.resetFlat(count: n, to: 0)
+        kin.resetFlat(count: n, to: 1)
+        lastPush.resetFlat(count: n, to: .min)
+        retrying.resetFlat(count: n, to: false)
         changes.resetFlat(count: n * 24, to: 0)
         exposure.resetFlat(count: n * 24, to: 0)
         freeReloads.resetFlat(count: n * 24, to: 0)
@@ -246,7 +256,8 @@ struct PooledSpending {
         }
         lastReload[i] = now
         awaitingRequest[i] = true
-        pushed[i] = false
+        pushes[i] = 0
+        retrying[i] = false
     }
 
     mutating func rendered(_ i: Int, changed: Bool, at now: SimTime) {
@@ -440,15 +451,31 @@ struct PooledSpending {
         return keptWithin(i, hour: h, hours: rest) + exp(-exitHazard[i * 24 + h] * rest) * kept[i * 49 + h + 1]
     }
 
-    /// The chance that `i` shows stale content at `now`.
+    /// The chance that `i` shows stale content at `now`: 1 − e^{−Λ} on its learned rates,
+    /// and after p pushes to a kind of k instances since its last reload, each of which
+    /// announced a change of one of them, 1 − (1 − 1/k)^p e^{−Λ} (1 for a kind of one).
     func staleChance(_ i: Int, at now: SimTime) -> Double {
-        if pushed[i] || lastReload[i] == .min { return 1 }
+        if lastReload[i] == .min || (pushes[i] > 0 && kin[i] == 1) { return 1 }
         let span = now - lastReload[i]
         if span >= Milliseconds.day { return 1 }
         let start = lastReload[i]
         let x = Double(start - DailyViewCounts.day(of: start) * Milliseconds.day) / Double(Milliseconds.hour)
         let y = x + Double(span) / Double(Milliseconds.hour)
-        return 1 - exp(-(cumulativeAt(i, y) - cumulativeAt(i, x)))
+        let quiet = exp(-(cumulativeAt(i, y) - cumulativeAt(i, x)))
+        guard pushes[i] > 0 else { return 1 - quiet }
+        return 1 - quiet * pow(1 - 1 / Double(kin[i]), Double(pushes[i]))
+    }
+
+    /// A push to `i` at `now`, not the retry of one deferred: counted, and the instances
+    /// asking at the same instant learned as its kin.
+    private mutating func pushed(_ i: Int, at now: SimTime) {
+        pushes[i] += 1
+        var together = 1
+        for j in 0 ..< instances where j != i && lastPush[j] == now { together += 1 }
+        if together > 1 {
+            for j in 0 ..< instances where j == i || lastPush[j] == now { kin[j] = max(kin[j], together) }
+        }
+        lastPush[i] = now
     }
 
     private func cumulativeAt(_ i: Int, _ x: Double) -> Double {
@@ -467,7 +494,7 @@ struct PooledSpending {
     mutating func decide(_ i: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         advanceShadow(i, to: now, inclusive: true)
         if reason == .background {
-            pushed[i] = true
+            if !retrying[i] { pushed(i, at: now) }
             if shadowGrant(i) && interval[i] > 0 { shadowNext[i] = now + interval[i] }
         } else if interval[i] == 0 && !firstCounted[i] && lastReload[i] == .min {
             // A first request with no reload before it: the shadow's own first request.
@@ -490,9 +517,13 @@ struct PooledSpending {
         let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
+            retrying[i] = reason == .background
             return .deferUntil(now + pollMs, because: .notYetReleased)
         }
-        guard worth else { return .deferUntil(now + pollMs, because: .belowThreshold) }
+        guard worth else {
+            retrying[i] = reason == .background
+            return .deferUntil(now + pollMs, because: .belowThreshold)
+        }
         spent += 1
         return .grant
     }
