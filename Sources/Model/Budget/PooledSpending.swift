@@ -97,6 +97,9 @@ struct PooledSpending {
     /// of its pushes (a push asks every instance of its kind), itself included; the instant
     /// of its last push; whether its last refused request was a push (so the next is its retry).
     private var pushes: [Int] = []
+    private var kin: [Int] = []
+    private var lastPush: [SimTime] = []
+    private var retrying: [Bool] = []
     /// Who is on top: each instance's last view, whether it was shown at the person's view
     /// before the last, and, over pairs of the person's views at most `nearGap` apart, how
     /// often it was shown at the first (`fromShown`) or not (`fromHidden`), and of those how
@@ -108,9 +111,6 @@ struct PooledSpending {
     private var fromShown: [Double] = []
     private var enter: [Double] = []
     private var fromHidden: [Double] = []
-    private var kin: [Int] = []
-    private var lastPush: [SimTime] = []
-    private var retrying: [Bool] = []
     private var changes: [Double] = []
     private var exposure: [Double] = []
     private var freeReloads: [Double] = []
