@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WidgetSimKernel
 @testable import WidgetSimModel
@@ -253,6 +254,99 @@ private final class Deferrals {
         #expect(granted == [0, 0, 10], "grants by day \(granted)")
         #expect(pool.credit == 50 && pool.spent == 10, "credit \(pool.credit), spent \(pool.spent)")
         #expect(thetas[3] == thetas[2], "θ by day \(thetas)")
+    }
+
+    /// A push to a kind with two instances (both ask at its instant, as two stocks do when
+    /// one symbol's change is pushed) says that one of them changed, not which: once the
+    /// pool has seen the two ask together, an instance pushed since its last reload is
+    /// stale with chance 1 − ½ e^{−Λ} (Λ its learned hazard since that reload: an hour at
+    /// the first day's 1/24 an hour, so about 0.52), and after two such pushes 1 − ¼ e^{−Λ}.
+    /// An instance whose pushes come alone (a kind of its own) is stale for certain after
+    /// one, as before.
+    @Test func aPushToAKindOfTwoLeavesEachHalfSureOfAChange() {
+        var pool = PooledSpending()
+        pool.reset(instances: 3)
+        for i in 0 ..< 3 { pool.added(i, budget: 20) }
+        pool.forecast(day: 0)
+        for i in 0 ..< 3 {
+            pool.reloaded(i, charged: false, at: 0)
+            pool.rendered(i, changed: false, at: 0)
+        }
+        // The kind's first push: both stocks ask at once, and the pool learns they are one kind.
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: bpHour) }
+        for i in 0 ..< 2 {
+            pool.reloaded(i, charged: true, at: bpHour)
+            pool.rendered(i, changed: i == 0, at: bpHour)
+        }
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: 2 * bpHour) }
+        _ = pool.decide(2, reason: .background, at: 2 * bpHour + bpMinute)
+        let quiet = exp(-1.0 / 24)
+        let once = pool.staleChance(0, at: 2 * bpHour)
+        #expect(abs(once - (1 - quiet / 2)) < 1e-6, "stale chance \(once) after one push to a kind of two")
+        #expect(abs(pool.staleChance(1, at: 2 * bpHour) - once) < 1e-9)
+        #expect(pool.staleChance(2, at: 2 * bpHour + bpMinute) == 1, "a push to a kind of one")
+        for i in 0 ..< 2 { _ = pool.decide(i, reason: .background, at: 2 * bpHour + 5 * bpMinute) }
+        let twice = pool.staleChance(0, at: 2 * bpHour + 5 * bpMinute)
+        let quietLonger = exp(-(65.0 / 60) / 24)
+        #expect(abs(twice - (1 - quietLonger / 4)) < 1e-6, "stale chance \(twice) after two pushes to a kind of two")
+    }
+
+    /// The instance on top now is likely on top at the next views: a stack that shows
+    /// instance 1 at the views of each hour's first half (every 5 minutes from 7:00 to
+    /// 23:00) and instance 0 at those of its second half, for five days, each shown at half
+    /// the views and kept on top from one view to the next five times in six. Then
+    /// instance 0's own views in the next half hour are worth 5/3 of the hour's mean while
+    /// it is on top and 1/3 while the other is. On the sixth day, with instance 0 reloaded
+    /// at 12:00 (its content changes every hour), a request at 12:26 after a view at 12:25
+    /// is granted at some price when that view showed instance 0 and waits when it showed
+    /// instance 1; at no price is it the other way round.
+    @Test func theInstanceOnTopNowIsReloadedBeforeOneOutOfSight() {
+        func pool(threshold: Double) -> PooledSpending {
+            var pool = PooledSpending(share: 1, threshold: threshold, changePrior: 0.1, pollMs: 10 * bpMinute,
+                                      ownWeight: 50)
+            pool.reset(instances: 2)
+            for i in 0 ..< 2 { pool.added(i, budget: 100) }
+            for day in Int64(0) ... 5 {
+                let midnight = day * bpDay
+                pool.forecast(day: day)
+                for i in 0 ..< 2 {
+                    pool.reloaded(i, charged: false, at: midnight)
+                    pool.rendered(i, changed: day > 0, at: midnight)
+                }
+                let end = midnight + (day < 5 ? 23 * bpHour : 12 * bpHour + 25 * bpMinute)
+                var t = midnight + 7 * bpHour
+                while t < end {
+                    if day < 5 && (t - midnight) % bpHour == 0 {
+                        pool.reloaded(0, charged: true, at: t)
+                        pool.rendered(0, changed: true, at: t)
+                    }
+                    if day == 5 && t == midnight + 12 * bpHour {
+                        pool.reloaded(0, charged: true, at: t)
+                        pool.rendered(0, changed: true, at: t)
+                    }
+                    pool.viewed((t - midnight) % bpHour < 30 * bpMinute ? 1 : 0, at: t)
+                    t += 5 * bpMinute
+                }
+            }
+            return pool
+        }
+        let view = 5 * bpDay + 12 * bpHour + 25 * bpMinute
+        var shown = pool(threshold: 10), hidden = shown
+        shown.viewed(0, at: view)
+        hidden.viewed(1, at: view)
+        #expect(abs(shown.onTopFactor(0, at: view + bpMinute) - 5.0 / 3) < 0.05, "\(shown.onTopFactor(0, at: view + bpMinute))")
+        #expect(abs(hidden.onTopFactor(0, at: view + bpMinute) - 1.0 / 3) < 0.05, "\(hidden.onTopFactor(0, at: view + bpMinute))")
+        var onTop = 0, outOfSight = 0
+        for threshold in stride(from: 0.5, through: 60, by: 0.5) {
+            var shown = pool(threshold: threshold), hidden = shown
+            shown.viewed(0, at: view)
+            hidden.viewed(1, at: view)
+            let a = shown.reloadNowIsBest(0, at: view + bpMinute), b = hidden.reloadNowIsBest(0, at: view + bpMinute)
+            if a && !b { onTop += 1 }
+            if b && !a { outOfSight += 1 }
+        }
+        #expect(onTop > 0, "no price at which the instance on top is reloaded and the one out of sight waits")
+        #expect(outOfSight == 0, "\(outOfSight) prices at which only the one out of sight is reloaded")
     }
 
     /// A reload is held while waiting for it costs nothing: an instance whose content

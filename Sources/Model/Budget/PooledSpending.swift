@@ -30,9 +30,12 @@ import WidgetSimKernel
 ///   hours within days and one that changes seldom keeps its hours near its mean. Free reloads by hour, μ(h), are counted per day, the person's
 ///   stack views by hour (several instances at one view count once), ν(h), and the
 ///   instance's own views by hour, ν_i(h).
-/// - A reload of instance i at t alone is worth G = P(stale) · W(t): P(stale) = 1 after a
-///   background request since its last reload (a push: the content changed), else
-///   1 − exp(−∫ λ from its last reload to t) (1 before any reload); W(t) = ∫ (ν(s) +
+/// - A reload of instance i at t alone is worth G = P(stale) · W(t): with Λ = ∫ λ from its
+///   last reload to t, P(stale) = 1 − (1 − 1/k)^p e^{−Λ} after p background requests
+///   (pushes) since that reload, a deferred one's retry not counted again, k being the
+///   instances seen asking at the instant of one of i's pushes (a push asks every instance
+///   of its kind and says one of them changed; 1 for a kind of one), else 1 − e^{−Λ} (1
+///   before any reload); W(t) = ∫ (ν(s) +
 ///   `own_weight` · ν_i(s)) · exp(−∫_t^s (λ + μ)) ds over the next 24 h: the stack views
 ///   expected before its next change or free reload, every one of which counts the
 ///   member (MODEL §6), and its own views, which the stale-view share counts, weighted.
@@ -46,7 +49,10 @@ import WidgetSimKernel
 ///   the last reload at its middle, and not counted after a free reload. A request at t,
 ///   in stretch c, is worth granting when θ + V(c) is less than waiting for any later
 ///   first reload: the stale views until stretch j, from P(stale) now, plus θ + V(j), or
-///   no reload to the horizon (a tie waits).
+///   no reload to the horizon (a tie waits). In the next `nearStretches` the instance's
+///   own views are weighed by who is on top now (`onTopFactor`: how often an instance
+///   shown, or not shown, at one of the person's views was shown at the next within
+///   `nearGap`), in V(c) and in the wait alike.
 /// - A charged request is granted when the pool allows it and it is worth granting, or on
 ///   the person's first day, before any day to learn from, whenever the pool allows it for
 ///   a push, an instance's first request or within an hour of a stack view (not at night,
@@ -64,7 +70,7 @@ struct PooledSpending {
     var share = 0.98
     var changePrior = 0.1
     var pollMs: Int64 = 10 * Milliseconds.minute
-    var ownWeight = 50.0
+    var ownWeight = 40.0
     var unspent = 0.2
     /// The gain a request must reach (views kept fresh), learned day by day.
     private(set) var theta = 10.0
@@ -86,7 +92,25 @@ struct PooledSpending {
     private var lastReload: [SimTime] = []
     private var lastRender: [SimTime] = []
     private var awaitingRequest: [Bool] = []
-    private var pushed: [Bool] = []
+    /// Background requests (pushes) since the last reload, a deferred one's retry not
+    /// counted again; the instance's kin, the instances seen asking at the instant of one
+    /// of its pushes (a push asks every instance of its kind), itself included; the instant
+    /// of its last push; whether its last refused request was a push (so the next is its retry).
+    private var pushes: [Int] = []
+    private var kin: [Int] = []
+    private var lastPush: [SimTime] = []
+    private var retrying: [Bool] = []
+    /// Who is on top: each instance's last view, whether it was shown at the person's view
+    /// before the last, and, over pairs of the person's views at most `nearGap` apart, how
+    /// often it was shown at the first (`fromShown`) or not (`fromHidden`), and of those how
+    /// often at the second too (`stay`, `enter`).
+    private var shownAt: [SimTime] = []
+    private var wasShown: [Bool] = []
+    private var previousView: SimTime = .min
+    private var stay: [Double] = []
+    private var fromShown: [Double] = []
+    private var enter: [Double] = []
+    private var fromHidden: [Double] = []
     private var changes: [Double] = []
     private var exposure: [Double] = []
     private var freeReloads: [Double] = []
@@ -109,6 +133,7 @@ struct PooledSpending {
     // (`i * (stretches + 1) + k`), for each instance at the price `planTheta[i]` (−1:
     // not yet planned today) from stretch `plannedFrom[i]` on.
     private var stretchViews: [Double] = []
+    private var stretchOwnViews: [Double] = []
     private var changeFactor: [Double] = []
     private var freeFactor: [Double] = []
     private var value: [Double] = []
@@ -118,6 +143,10 @@ struct PooledSpending {
     /// Stretches of a day in the plan, and of the doubled day it looks over.
     static let stretchesPerDay = 96
     static let stretches = 2 * stretchesPerDay
+    /// Who is on top now weighs the instance's own views in this many stretches from now
+    /// (half an hour), learned from the person's views at most `nearGap` apart.
+    static let nearStretches = 2
+    static let nearGap = 30 * Milliseconds.minute
 
     init() {}
 
@@ -147,7 +176,17 @@ struct PooledSpending {
         lastReload.resetFlat(count: n, to: .min)
         lastRender.resetFlat(count: n, to: .min)
         awaitingRequest.resetFlat(count: n, to: false)
-        pushed.resetFlat(count: n, to: false)
+        pushes.resetFlat(count: n, to: 0)
+        shownAt.resetFlat(count: n, to: .min)
+        wasShown.resetFlat(count: n, to: false)
+        previousView = .min
+        stay.resetFlat(count: n, to: 0)
+        fromShown.resetFlat(count: n, to: 0)
+        enter.resetFlat(count: n, to: 0)
+        fromHidden.resetFlat(count: n, to: 0)
+        kin.resetFlat(count: n, to: 1)
+        lastPush.resetFlat(count: n, to: .min)
+        retrying.resetFlat(count: n, to: false)
         changes.resetFlat(count: n * 24, to: 0)
         exposure.resetFlat(count: n * 24, to: 0)
         freeReloads.resetFlat(count: n * 24, to: 0)
@@ -163,6 +202,7 @@ struct PooledSpending {
         kept.resetFlat(count: n * 49, to: 0)
         viewRate.resetFlat(count: 24, to: 0)
         stretchViews.resetFlat(count: n * Self.stretches, to: 0)
+        stretchOwnViews.resetFlat(count: n * Self.stretches, to: 0)
         changeFactor.resetFlat(count: n * Self.stretches, to: 1)
         freeFactor.resetFlat(count: n * Self.stretches, to: 1)
         value.resetFlat(count: n * (Self.stretches + 1), to: 0)
@@ -230,7 +270,24 @@ struct PooledSpending {
 
     mutating func viewed(_ i: Int, at now: SimTime) {
         ownViews[i * 24 + Self.hour(of: now)] += 1
+        defer { shownAt[i] = now }
         guard now != lastView else { return }
+        if lastView != .min {
+            if previousView != .min && lastView - previousView <= Self.nearGap {
+                for j in 0 ..< instances {
+                    let b = shownAt[j] == lastView
+                    if wasShown[j] {
+                        fromShown[j] += 1
+                        if b { stay[j] += 1 }
+                    } else {
+                        fromHidden[j] += 1
+                        if b { enter[j] += 1 }
+                    }
+                }
+            }
+            for j in 0 ..< instances { wasShown[j] = shownAt[j] == lastView }
+            previousView = lastView
+        }
         lastView = now
         let day = DailyViewCounts.day(of: now)
         if viewDays.last != day { viewDays.append(day) }
@@ -246,7 +303,8 @@ struct PooledSpending {
         }
         lastReload[i] = now
         awaitingRequest[i] = true
-        pushed[i] = false
+        pushes[i] = 0
+        retrying[i] = false
     }
 
     mutating func rendered(_ i: Int, changed: Bool, at now: SimTime) {
@@ -341,6 +399,7 @@ struct PooledSpending {
             for k in 0 ..< Self.stretches {
                 let h = (k * 24 / Self.stretchesPerDay) % 24
                 stretchViews[i * Self.stretches + k] = ownRate[i * 24 + h] * hours
+                stretchOwnViews[i * Self.stretches + k] = (ownRate[i * 24 + h] - viewRate[h]) * hours
                 changeFactor[i * Self.stretches + k] = exp(-hazard[i * 24 + h] * hours / 2)
                 freeFactor[i * Self.stretches + k] = exp(-(exitHazard[i * 24 + h] - hazard[i * 24 + h]) * hours / 2)
             }
@@ -399,30 +458,62 @@ struct PooledSpending {
     /// Whether a reload of `i` now leaves fewer expected stale views plus θ per reload than
     /// any later first reload (or none), by the plan: reloading now costs θ + V(now);
     /// waiting to stretch j costs the stale views until then, from the chance it is stale
-    /// now, plus θ + V(j). A tie waits.
+    /// now, plus θ + V(j). A tie waits. In the next `nearStretches` the instance's own views
+    /// are weighed by who is on top now (`onTopFactor`), in V(now) and in the wait alike.
     mutating func reloadNowIsBest(_ i: Int, at now: SimTime) -> Bool {
         let n = Self.stretches, s = i * n, v = i * (n + 1)
         let into = now - DailyViewCounts.day(of: now) * Milliseconds.day
         let c = min(Self.stretchesPerDay - 1, Int(into * Int64(Self.stretchesPerDay) / Milliseconds.day))
         if planTheta[i] != theta || c < plannedFrom[i] { plan(i, from: c) }
         let fresh0 = 1 - staleChance(i, at: now)
-        let reloadNow = theta + value[v + c], theta = theta
+        let extra = onTopFactor(i, at: now) - 1, near = c + Self.nearStretches
+        let theta = theta
         return stretchViews.withUnsafeBufferPointer { views in
-            changeFactor.withUnsafeBufferPointer { change in
-                freeFactor.withUnsafeBufferPointer { free in
-                    value.withUnsafeBufferPointer { value in
-                        var fresh = fresh0, kept = 1.0, cost = 0.0
-                        for l in c ..< n {
-                            cost += Self.staleViews(views[s + l], change[s + l], free[s + l], fresh: &fresh, kept: &kept)
-                            let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
-                            if wait <= reloadNow { return false }
-                            if cost > reloadNow { break }
+            stretchOwnViews.withUnsafeBufferPointer { own in
+                changeFactor.withUnsafeBufferPointer { change in
+                    freeFactor.withUnsafeBufferPointer { free in
+                        value.withUnsafeBufferPointer { value in
+                            func viewsAt(_ l: Int) -> Double {
+                                l < near ? max(0, views[s + l] + extra * own[s + l]) : views[s + l]
+                            }
+                            var reloadNow = theta + value[v + c]
+                            if extra != 0 {
+                                // V(now) on the views weighed by who is on top.
+                                var fresh = 1.0, kept = 1.0, cost = 0.0, best = Double.infinity
+                                for l in c ..< n {
+                                    cost += Self.staleViews(viewsAt(l), change[s + l], free[s + l], fresh: &fresh, kept: &kept)
+                                    best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
+                                    if cost >= best { break }
+                                }
+                                reloadNow = theta + best
+                            }
+                            var fresh = fresh0, kept = 1.0, cost = 0.0
+                            for l in c ..< n {
+                                cost += Self.staleViews(viewsAt(l), change[s + l], free[s + l], fresh: &fresh, kept: &kept)
+                                let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
+                                if wait <= reloadNow { return false }
+                                if cost > reloadNow { break }
+                            }
+                            return true
                         }
-                        return true
                     }
                 }
             }
         }
+    }
+
+    /// How many times its mean share of the person's views `i` is expected to get at the
+    /// next ones, by whether it was shown at the person's last view (within `nearGap`):
+    /// P(shown | shown at the view before) or P(shown | not shown at it), each shrunk
+    /// toward P(shown) with two pseudo-pairs, over P(shown); 1 with no such view or pair.
+    func onTopFactor(_ i: Int, at now: SimTime) -> Double {
+        guard lastView != .min, now - lastView <= Self.nearGap else { return 1 }
+        let pairs = fromShown[i] + fromHidden[i]
+        let p = pairs > 0 ? (stay[i] + enter[i]) / pairs : 0
+        guard p > 0 else { return 1 }
+        let given = shownAt[i] == lastView
+            ? (stay[i] + 2 * p) / (fromShown[i] + 2) : (enter[i] + 2 * p) / (fromHidden[i] + 2)
+        return given / p
     }
 
     /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
@@ -440,15 +531,31 @@ struct PooledSpending {
         return keptWithin(i, hour: h, hours: rest) + exp(-exitHazard[i * 24 + h] * rest) * kept[i * 49 + h + 1]
     }
 
-    /// The chance that `i` shows stale content at `now`.
+    /// The chance that `i` shows stale content at `now`: 1 − e^{−Λ} on its learned rates,
+    /// and after p pushes to a kind of k instances since its last reload, each of which
+    /// announced a change of one of them, 1 − (1 − 1/k)^p e^{−Λ} (1 for a kind of one).
     func staleChance(_ i: Int, at now: SimTime) -> Double {
-        if pushed[i] || lastReload[i] == .min { return 1 }
+        if lastReload[i] == .min || (pushes[i] > 0 && kin[i] == 1) { return 1 }
         let span = now - lastReload[i]
         if span >= Milliseconds.day { return 1 }
         let start = lastReload[i]
         let x = Double(start - DailyViewCounts.day(of: start) * Milliseconds.day) / Double(Milliseconds.hour)
         let y = x + Double(span) / Double(Milliseconds.hour)
-        return 1 - exp(-(cumulativeAt(i, y) - cumulativeAt(i, x)))
+        let quiet = exp(-(cumulativeAt(i, y) - cumulativeAt(i, x)))
+        guard pushes[i] > 0 else { return 1 - quiet }
+        return 1 - quiet * pow(1 - 1 / Double(kin[i]), Double(pushes[i]))
+    }
+
+    /// A push to `i` at `now`, not the retry of one deferred: counted, and the instances
+    /// asking at the same instant learned as its kin.
+    private mutating func pushed(_ i: Int, at now: SimTime) {
+        pushes[i] += 1
+        var together = 1
+        for j in 0 ..< instances where j != i && lastPush[j] == now { together += 1 }
+        if together > 1 {
+            for j in 0 ..< instances where j == i || lastPush[j] == now { kin[j] = max(kin[j], together) }
+        }
+        lastPush[i] = now
     }
 
     private func cumulativeAt(_ i: Int, _ x: Double) -> Double {
@@ -467,7 +574,7 @@ struct PooledSpending {
     mutating func decide(_ i: Int, reason: ReloadReason, at now: SimTime) -> BudgetDecision {
         advanceShadow(i, to: now, inclusive: true)
         if reason == .background {
-            pushed[i] = true
+            if !retrying[i] { pushed(i, at: now) }
             if shadowGrant(i) && interval[i] > 0 { shadowNext[i] = now + interval[i] }
         } else if interval[i] == 0 && !firstCounted[i] && lastReload[i] == .min {
             // A first request with no reload before it: the shadow's own first request.
@@ -490,9 +597,13 @@ struct PooledSpending {
         let worth = learning || reloadNowIsBest(i, at: now)
         guard Double(spent) < share * Double(credit) else {
             if worth { blocked = true }
+            retrying[i] = reason == .background
             return .deferUntil(now + pollMs, because: .notYetReleased)
         }
-        guard worth else { return .deferUntil(now + pollMs, because: .belowThreshold) }
+        guard worth else {
+            retrying[i] = reason == .background
+            return .deferUntil(now + pollMs, because: .belowThreshold)
+        }
         spent += 1
         return .grant
     }

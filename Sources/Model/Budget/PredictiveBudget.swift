@@ -101,7 +101,7 @@ public final class PredictiveBudget: BudgetPolicy {
         "pooled: pseudo-changes at the instance's mean rate of change behind its rate in each hour")
 
     public static let ownWeight = ParameterSpec(
-        "own_weight", .number(0 ... 1_000), default: .number(50),
+        "own_weight", .number(0 ... 1_000), default: .number(40),
         "pooled: weight of the instance's own views (where it is shown) beside the stack's views it keeps fresh")
 
     public static let unspent = ParameterSpec(
@@ -180,7 +180,7 @@ public final class PredictiveBudget: BudgetPolicy {
         initialPerDay: Int, linearUpTo: Int, perInstanceMax: Int, totalPerDay: Int, pushReserve: Double,
         recentMs: Int64, lookaheadMs: Int64, pollMs: Int64, personPrior: Double, instancePrior: Double,
         weekdayPrior: Double, pooled: Bool = false, share: Double = 0.98, threshold: Double = 10,
-        changePrior: Double = 0.1, ownWeight: Double = 50, unspent: Double = 0.2
+        changePrior: Double = 0.1, ownWeight: Double = 40, unspent: Double = 0.2
     ) {
         precondition(initialPerDay >= 1 && linearUpTo >= 0 && perInstanceMax >= 1 && totalPerDay >= 1)
         precondition(pushReserve >= 0 && pushReserve <= 1 && recentMs >= 0 && lookaheadMs >= 0 && pollMs >= 1)
