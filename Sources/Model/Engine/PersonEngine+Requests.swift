@@ -129,7 +129,7 @@ extension PersonEngine {
                 instances[w].exhaustedSince = .max
             }
         }
-        let fresh = staleness.reloaded(w, day: day)
+        let fresh = staleness.reloaded(w, day: day, row: row)
         instances[w].hadReload = true
         let held = pending[w]
         pending[w] = PendingRequest()

@@ -85,6 +85,9 @@ public final class PersonEngine {
     /// The counters of `eventDay` (`counts.day(eventDay)`), through which the events of
     /// the day are counted: two addresses, not the day's index worked into each.
     @exclusivity(unchecked) var today: DayCounts
+    /// The missed views of `eventDay` in `reasons` (`reasons.day(eventDay)`), set with
+    /// `today` (at the start of each run, whose `reasons` `rehearse` may have swapped).
+    @exclusivity(unchecked) var todayMissed: DayMissedViews
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -101,7 +104,6 @@ public final class PersonEngine {
     let relevance: RelevanceTimelines
     /// Whether each instance's content is stale, and its stale views.
     let staleness: Staleness
-    @exclusivity(unchecked) var lastTop: Int? = nil
     /// The order handed to a ranking policy's `rank`.
     @exclusivity(unchecked) var order: [Int] = []
     /// The order proposed at a view (the ranking's, absent members last), `members.count`
@@ -116,11 +118,14 @@ public final class PersonEngine {
     @exclusivity(unchecked) var interestByHour = false
     /// Whether every view is plain: a stack with Smart Rotate on, ranked in place
     /// (`rankInPlace`, so no member is added during the run), no member whose timelines
-    /// carry relevance or show predictable content (all are `spanned`), no standalone
-    /// widget, no Widget Suggestions, a budget that does not observe views and a ranking
-    /// that does not observe them either. `view`
-    /// is then made with all of this known, without testing it at every view. Set by
-    /// `init`; turning it off takes the general `view` (which tests compare with it).
+    /// show predictable content (all are `spanned`), no instance whose timelines carry
+    /// relevance, no standalone widget, no Widget Suggestions, a budget that does not
+    /// observe views and a ranking that does not observe them either. `view`
+    /// is then made with all of this known, without testing it at every view, and the
+    /// run loop with no test of the trace (a traced run takes the general `view`,
+    /// `run`) and no count of the content changes' positions (read only for relevance).
+    /// Set by `init`; turning it off takes the general `view` (which tests compare with
+    /// it).
     @exclusivity(unchecked) var plainViews: Bool
     /// Whether a run with plain views records its sides at each view for the pairs
     /// joined from them (see `PersonEngine+SharedSides.swift`), and the record: at each
@@ -181,6 +186,7 @@ public final class PersonEngine {
         self.counts = counts
         today = counts.day(0)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
+        todayMissed = reasons.day(0)
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
@@ -206,10 +212,12 @@ public final class PersonEngine {
         rankInPlace = builtIn.ranksInPlace && !anyAdded
         staleness = Staleness(
             days: scenario.days, counts: counts, instances: instances, facts: factBuffer, members: members)
-        plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
+        plainViews = smartRotate && rankInPlace && !widgets.contains { $0.relevance != RelevanceSpec.none } && !members.isEmpty
             && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
             && !budgetObserves.contains(.views) && !rankingObserves.contains(.views)
         viewRecord = .allocate(capacity: 1)
+        assert(MemoryLayout<ViewRecord>.offset(of: \.wouldTap) == MemoryLayout<ViewRecord>.offset(of: \.wouldSwipe).map { $0 + 1 }
+               && MemoryLayout<Bool>.size == 1, "a view's swipe and tap flags are not one word (`wouldInteract`)")
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
     }
@@ -239,7 +247,7 @@ public final class PersonEngine {
     /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
         if planner != nil { rehearse(world) }
-        guard plainViews else { return simulate(world, views: AnyView.self) }
+        guard plainViews && trace == nil else { return simulate(world, views: AnyView.self) }
         if recordsViews {
             beginViewRecord(world)
             return simulate(world, views: RecordedView.self)
@@ -275,10 +283,10 @@ public final class PersonEngine {
     }
 
     /// One run of `world` (see `run`). Its views are of the kind `Kind`: plain (recorded
-    /// for joined pairs, or not) when `plainViews` is on, `AnyView` otherwise; made once
-    /// per kind, so that no view tests which.
+    /// for joined pairs, or not) when `plainViews` is on and nothing is traced, `AnyView`
+    /// otherwise; made once per kind, so that no view tests which.
     func simulate<Kind: ViewKind>(_ world: PersonWorld, views: Kind.Type) -> PersonCounts {
-        assert(Kind.plain == plainViews, "views of a kind the engine's settings do not make")
+        assert(Kind.plain == (plainViews && trace == nil), "views of a kind the engine's settings do not make")
         self.world = world
         activeTrace = trace
         reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
@@ -293,11 +301,11 @@ public final class PersonEngine {
         pushThrottle.reset(apps: appCount)
         relevance.begin(world, seed: scenario.seed)
         staleness.begin(scheduled: world.scheduled)
-        lastTop = nil
         eventDay = 0
         eventsOfDay = 0
         nextDayStart = Milliseconds.day
         today = counts.day(0)
+        todayMissed = reasons.day(0)
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -362,7 +370,7 @@ public final class PersonEngine {
                             handleQueued(before: t, rank: p.rank)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items)
+                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items, kind: Kind.self)
                         }
                         views(before: SimTime.max)
                     }
@@ -401,6 +409,7 @@ public final class PersonEngine {
         nextDayStart = SimTime(eventDay + 1) * Milliseconds.day
         eventsOfDay = 0
         today = counts.day(eventDay)
+        todayMissed = reasons.day(eventDay)
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in

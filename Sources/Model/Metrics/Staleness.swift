@@ -72,7 +72,8 @@ final class Staleness {
     /// Closes every open span at the end of a run whose last day is `lastDay`, and lets
     /// go of the run's scheduled changes (the world reuses their storage).
     func finish(lastDay: Int) {
-        for w in 0 ..< instanceCount { closeSpan(w, day: lastDay) }
+        let today = counts.day(lastDay)
+        for w in 0 ..< instanceCount { closeSpan(w, day: lastDay, row: today.row(widget: w)) }
         scheduled = []
     }
 
@@ -94,13 +95,14 @@ final class Staleness {
         }
     }
 
-    /// A reload of `w` on `day`: it shows every random change so far. Returns whether
-    /// there was one it did not show.
+    /// A reload of `w` on `day`, whose counters of `w` are `row`
+    /// (`counts.day(day).row(widget: w)`): it shows every random change so far. Returns
+    /// whether there was one it did not show.
     @inline(__always)
-    func reloaded(_ w: Int, day: Int) -> Bool {
+    func reloaded(_ w: Int, day: Int, row: WidgetRow) -> Bool {
         let unshown = instances[w].firstUnshownRandom != .max
         instances[w].firstUnshownRandom = .max
-        if unshown && facts[w].spanned { closeSpan(w, day: day) }
+        if unshown && facts[w].spanned { closeSpan(w, day: day, row: row) }
         return unshown
     }
 
@@ -121,22 +123,25 @@ final class Staleness {
         return first <= t ? first : nil
     }
 
-    /// A view of `w` at `t` (shown on screen): counts it stale, with how long, when it
-    /// is; returns whether it is. `plain` as for `staleSince`.
+    /// A view of `w` at `t` (shown on screen), on the day whose counters are `today`:
+    /// counts it stale, with how long, when it is; returns whether it is. `plain` as for
+    /// `staleSince`.
     @inline(__always)
-    func countShown(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
+    func countShown(_ w: Int, at t: SimTime, today: DayCounts, plain: Bool = false) -> Bool {
         if let since = staleSince(w, at: t, plain: plain) {
-            countStale(w, since: since, at: t, day: day)
+            countStale(w, since: since, at: t, today: today)
             return true
         }
         return false
     }
 
-    /// A view of `w` at `t` that shows content stale since `since`.
+    /// A view of `w` at `t` that shows content stale since `since`, counted in `today`
+    /// (the counters of the view's day).
     @inline(__always)
-    func countStale(_ w: Int, since: SimTime, at t: SimTime, day: Int) {
-        counts[day, widget: w, .staleViews] &+= 1
-        counts[day, widget: w, .stalenessMs] += t - since
+    func countStale(_ w: Int, since: SimTime, at t: SimTime, today: DayCounts) {
+        let row = today.row(widget: w)
+        row[.staleViews] &+= 1
+        row[.stalenessMs] += t - since
     }
 
     /// The first random change `w` does not show, or `.max` when it shows them all: in
@@ -189,17 +194,17 @@ final class Staleness {
         spanDay[w] = day
     }
 
-    /// `w` turned fresh on `day`, if its span is open: the span's views are counted,
-    /// day by day.
+    /// `w` turned fresh on `day` (whose counters of `w` are `row`), if its span is open:
+    /// the span's views are counted, day by day.
     @inline(__always)
-    private func closeSpan(_ w: Int, day: Int) {
+    private func closeSpan(_ w: Int, day: Int, row: WidgetRow) {
         let start = spanStart[w]
         guard start >= 0 else { return }
         spanStart[w] = -1
         if daysMet <= day { meet(day) }
         let first = spanDay[w]
         if first == day {
-            counts[day, widget: w, .staleMemberViews] += views - start
+            row[.staleMemberViews] += views - start
             return
         }
         for d in first ... day {
