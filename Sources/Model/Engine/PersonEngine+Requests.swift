@@ -101,9 +101,9 @@ extension PersonEngine {
         pending[w] = p
         if p.timeline {
             queue.cancel(slot: backgroundSlot(w))
-            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: due, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
-            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: due, rank: Self.queuedRank, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
         return due
     }
@@ -140,7 +140,7 @@ extension PersonEngine {
         if interval > 0 {
             // A scenario's durations are at most about 100 000 years (`DurationText`):
             // a time of the run plus one stays far from Int64's end, unchecked.
-            queue.scheduleInLine(at: t &+ interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.scheduleInLine(at: t &+ interval, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)
@@ -204,12 +204,12 @@ extension PersonEngine {
     func scheduleTimelineRequest(_ w: Int, at t: SimTime) {
         switch facts[w].reloadPolicy {
         case .after(let interval):
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: t + interval, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
             let last = facts[w].hasPredictable ? instances[w].timeline.lastEntry(changes: staleness.predictableChanges(w)) : t
-            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }

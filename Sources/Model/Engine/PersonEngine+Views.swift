@@ -23,7 +23,7 @@ extension PersonEngine {
         today[.views] &+= 1
         if record.pointee.standBy { today[.standByViews] &+= 1 }
         if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
-        let n = members.count
+        let n = memberCount
         guard plain || n > 0 else { return }
         // The history holds the relevance entries dated up to now (MODEL §5).
         if anyMemberRelevance { relevance.recordDue(upTo: t, history: history) }

@@ -85,7 +85,7 @@ extension PersonEngine {
             traceEvent(Kind.self, t, p, widget: x, "audio_ended", "audio or navigation session ends")
         case .standByStart:
             traceEvent(Kind.self, t, p, widget: -1, "standby_refresh", "StandBy: the system refreshes the display, free")
-            queue.schedule(at: t, rank: 6, slot: standBySlot, .standByRefresh)
+            queue.schedule(at: t, rank: Self.queuedRank, slot: standBySlot, .standByRefresh)
         case .standByEnd:
             queue.cancel(slot: standBySlot)
             traceEvent(Kind.self, t, p, widget: -1, "standby_ended", "StandBy ends")
@@ -98,7 +98,7 @@ extension PersonEngine {
     @inline(never)
     func standByRefresh(at t: SimTime, day: Int) {
         for x in 0 ..< widgetCount { request(x, .standBy, at: t, day: day) }
-        queue.schedule(at: t + standByRefreshMs, rank: 6, slot: standBySlot, .standByRefresh)
+        queue.schedule(at: t + standByRefreshMs, rank: Self.queuedRank, slot: standBySlot, .standByRefresh)
     }
 
     /// Tells the ranking of a push delivered at `t` to the app of instance `x`: every

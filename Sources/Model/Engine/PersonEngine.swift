@@ -41,6 +41,8 @@ public final class PersonEngine {
     // Static facts about the scenario.
     let widgetCount: Int
     let members: [Int]
+    /// `members.count`, read at each view without the array.
+    let memberCount: Int
     /// `members` read in place at each view: the member on top, the wanted one (members
     /// the governor and the ranking's order numbered, below `members.count`).
     let memberInstances: UnsafeMutablePointer<Int>
@@ -154,6 +156,7 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
+        memberCount = members.count
         let memberInstances = FlatBuffer(members)
         self.memberInstances = memberInstances.address
         var memberOf = Array(repeating: -1, count: widgets.count)
@@ -220,6 +223,8 @@ public final class PersonEngine {
                && MemoryLayout<Bool>.size == 1, "a view's swipe and tap flags are not one word (`wouldInteract`)")
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
+        assert(WorldProcess.allCases.allSatisfy { ($0 == .view ? $0.rank > Self.queuedRank : $0.rank < Self.queuedRank) },
+               "a world item of the queued events' rank, or a view before them")
     }
 
     deinit {
@@ -236,6 +241,11 @@ public final class PersonEngine {
     let standByRefreshMs: Int64
     /// The time of the event being handled.
     @exclusivity(unchecked) var now: SimTime = 0
+
+    /// The rank of every event the engine queues: after each world item of its time but
+    /// a view (asserted by `init`), so that a world item other than a view comes before
+    /// every queued event of its time, whatever its own rank.
+    @inline(__always) static var queuedRank: UInt8 { 6 }
 
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
@@ -367,7 +377,9 @@ public final class PersonEngine {
                             let t = WorldOrder.time(key)
                             views(before: t)
                             let p = WorldOrder.process(key)
-                            handleQueued(before: t, rank: p.rank)
+                            // Queued events of its time come after it (`queuedRank`): only
+                            // the earlier ones are handled first, whatever its rank.
+                            handleQueued(before: t, rank: Self.queuedRank)
                             now = t
                             let day = countEvent(at: t)
                             handleWorld(p, seen: seen, key: key, at: t, day: day, items: items, kind: Kind.self)
