@@ -27,6 +27,7 @@ import WidgetSimKernel
         var t: SimTime = 0
         for day in 0 ..< days where day != 2 {
             t = SimTime(day) * Milliseconds.day
+            staleness.startDay(day)
             for _ in 0 ..< 20 + Int(random.next() % 40) {
                 t += 1
                 let w = Int(random.next() % UInt64(widgets))

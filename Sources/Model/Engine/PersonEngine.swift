@@ -422,6 +422,7 @@ public final class PersonEngine {
         eventsOfDay = 0
         today = counts.day(eventDay)
         todayMissed = reasons.day(eventDay)
+        staleness.startDay(eventDay)
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in

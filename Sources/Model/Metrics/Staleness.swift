@@ -61,17 +61,28 @@ final class Staleness {
     }
 
     /// Starts a run whose scheduled changes are `scheduled`: no view yet, every instance
-    /// fresh (the engine resets `instances`).
+    /// fresh (the engine resets `instances`), day 0 started.
     func begin(scheduled: [[SimTime]]) {
         self.scheduled = scheduled
         views = 0
         daysMet = 0
+        meet(0)
         for w in 0 ..< instanceCount { spanStart[w] = -1 }
+    }
+
+    /// Day `day` of the run starts, before any of its events is told here (the engine
+    /// calls it at the first event of each later day): where it starts among the views
+    /// is remembered, for it and for any day skipped before it. The events of a day are
+    /// then counted with no test of whether their day has started.
+    @inline(__always)
+    func startDay(_ day: Int) {
+        if daysMet <= day { meet(day) }
     }
 
     /// Closes every open span at the end of a run whose last day is `lastDay`, and lets
     /// go of the run's scheduled changes (the world reuses their storage).
     func finish(lastDay: Int) {
+        startDay(lastDay)
         let today = counts.day(lastDay)
         for w in 0 ..< instanceCount { closeSpan(w, day: lastDay, row: today.row(widget: w)) }
         scheduled = []
@@ -154,7 +165,7 @@ final class Staleness {
     /// In a plain view there are none of the latter.
     @inline(__always)
     func countMembers(at t: SimTime, day: Int, plain: Bool) {
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a view on a day not started (startDay)")
         views &+= 1
         if !plain && !checkedMembers.isEmpty { countCheckedMembers(at: t, day: day) }
     }
@@ -176,8 +187,8 @@ final class Staleness {
 
     // MARK: - Spans
 
-    /// Remembers where `day` (and any day skipped before it) starts (once a day: kept
-    /// out of line).
+    /// Remembers where `day` (and any day skipped before it) starts (`startDay`, once a
+    /// day: kept out of line).
     @inline(never)
     private func meet(_ day: Int) {
         while daysMet <= day {
@@ -189,7 +200,7 @@ final class Staleness {
     /// Spanned member `w` turned stale on `day`.
     @inline(__always)
     private func openSpan(_ w: Int, day: Int) {
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a change on a day not started (startDay)")
         spanStart[w] = views
         spanDay[w] = day
     }
@@ -201,7 +212,7 @@ final class Staleness {
         let start = spanStart[w]
         guard start >= 0 else { return }
         spanStart[w] = -1
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a reload on a day not started (startDay)")
         let first = spanDay[w]
         if first == day {
             row[.staleMemberViews] += views - start
