@@ -11,12 +11,15 @@ extension PersonEngine {
     ///
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
     /// by calling `reload`: for the timeline requests from the queue, most of the events,
-    /// and the pushes and app sessions of the world, most of the others.
+    /// and the pushes and app sessions of the world, most of the others. With
+    /// `noneAdded`, the caller knows that no instance is added during the run (a plain
+    /// run's), which is then not tested.
     @inline(__always)
     func request(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int,
-                 reloadInLine: Bool = false) {
+                 reloadInLine: Bool = false, noneAdded: Bool = false) {
         // An instance not yet added does not exist.
-        if anyAdded && t < addedAt[w] { return }
+        assert(!noneAdded || !anyAdded, "a request told that no instance is added, in a run that adds some")
+        if !noneAdded && anyAdded && t < addedAt[w] { return }
         guard reason.isCharged else {
             if reloadInLine {
                 reloadBody(w, reason, charged: false, at: t, day: day)

@@ -49,7 +49,9 @@ extension PersonEngine {
             traceEvent(Kind.self, t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
             if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
-            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
+            for k in sameKind.range(x) {
+                request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
+            }
         case .sessionEnd:
             let x = Int(items.sessionEnds[positions.next(.sessionEnd)].widget)
             foreground[appOf[x]] -= 1
@@ -65,7 +67,9 @@ extension PersonEngine {
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             }
-            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
+            for k in sameKind.range(x) {
+                request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
+            }
         case .view:
             preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:

@@ -297,6 +297,7 @@ public final class PersonEngine {
     /// otherwise; made once per kind, so that no view tests which.
     func simulate<Kind: ViewKind>(_ world: PersonWorld, views: Kind.Type) -> PersonCounts {
         assert(Kind.plain == (plainViews && trace == nil), "views of a kind the engine's settings do not make")
+        assert(!Kind.plain || !anyAdded, "a plain run with instances added during it")
         self.world = world
         activeTrace = trace
         reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
@@ -360,7 +361,7 @@ public final class PersonEngine {
                         @inline(__always) func views(before t: SimTime) {
                             while nextView < t {
                                 let viewTime = nextView
-                                handleQueued(before: viewTime, rank: WorldProcess.view.rank)
+                                handleQueued(before: viewTime, rank: WorldProcess.view.rank, kind: Kind.self)
                                 now = viewTime
                                 let day = countEvent(at: viewTime)
                                 // The record read in place, not copied for the call.
@@ -379,14 +380,14 @@ public final class PersonEngine {
                             let p = WorldOrder.process(key)
                             // Queued events of its time come after it (`queuedRank`): only
                             // the earlier ones are handled first, whatever its rank.
-                            handleQueued(before: t, rank: Self.queuedRank)
+                            handleQueued(before: t, rank: Self.queuedRank, kind: Kind.self)
                             now = t
                             let day = countEvent(at: t)
                             handleWorld(p, seen: seen, key: key, at: t, day: day, items: items, kind: Kind.self)
                         }
                         views(before: SimTime.max)
                     }
-                    handleQueued(before: end, rank: 0)
+                    handleQueued(before: end, rank: 0, kind: Kind.self)
                     interestBase = nil
                 }
             }
@@ -426,21 +427,23 @@ public final class PersonEngine {
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in
-    /// order (each may schedule more).
+    /// order (each may schedule more), in a run whose views are of the kind `Kind`.
     @inline(__always)
-    func handleQueued(before t: SimTime, rank: UInt8) {
+    func handleQueued<Kind: ViewKind>(before t: SimTime, rank: UInt8, kind: Kind.Type) {
         while queue.hasEvent(before: t, rank: rank) {
             let (due, event) = queue.removeFirst()
             precondition(due >= now, "an event was scheduled in the past")
             now = due
-            handle(event, at: due)
+            handle(event, at: due, kind: Kind.self)
         }
     }
 
-    /// A timeline request or a retry, from the queue. Kept out of `simulate`'s loop:
-    /// inlined there, it costs the reference workload about 3 instructions per event.
+    /// A timeline request or a retry, from the queue, in a run whose views are of the
+    /// kind `Kind` (a plain run adds no instance: its requests do not test it). Kept
+    /// out of `simulate`'s loop: inlined there, it costs the reference workload about 3
+    /// instructions per event.
     @inline(never)
-    func handle(_ event: PersonEvent, at t: SimTime) {
+    func handle<Kind: ViewKind>(_ event: PersonEvent, at t: SimTime, kind: Kind.Type) {
         let day = countEvent(at: t)
         switch event {
         case .timelineDue(let w):
@@ -448,11 +451,11 @@ public final class PersonEngine {
             // reason; deferred again, it still holds every request it held.
             let held = pending[Int(w)]
             if held.timeline { pending[Int(w)] = PendingRequest() }
-            request(Int(w), .timeline, at: t, day: day, reloadInLine: true)
+            request(Int(w), .timeline, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
             if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
-            request(Int(w), .background, at: t, day: day)
+            request(Int(w), .background, at: t, day: day, noneAdded: Kind.plain)
         case .standByRefresh:
             standByRefresh(at: t, day: day)
         }
