@@ -56,7 +56,9 @@ extension PersonEngine {
                 }
             }
             if plain || rankInPlace {
-                order = rankedInPlace(hour: hour, weekday: weekday)
+                // A plain view reads the record's hour and weekday as one number.
+                order = rankedInPlace(hourAndWeekday: plain ? Self.hourAndWeekday(record)
+                                      : UInt16(truncatingIfNeeded: hour) | UInt16(truncatingIfNeeded: weekday) << 8)
             } else {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
             }
@@ -129,6 +131,14 @@ extension PersonEngine {
         } else {
             finish(record, shown, swipedTo: nil, tapped: nil, at: t, day: day)
         }
+    }
+
+    /// The hour and the weekday of the view `record` points to, which lie side by side
+    /// (asserted by `init`), read by one load: the hour in the low byte.
+    @inline(__always)
+    static func hourAndWeekday(_ record: UnsafePointer<ViewRecord>) -> UInt16 {
+        UInt16(littleEndian: UnsafeRawPointer(record).loadUnaligned(
+            fromByteOffset: MemoryLayout<ViewRecord>.offset(of: \.hour).unsafelyUnwrapped, as: UInt16.self))
     }
 
     /// Whether the person would swipe or tap at the view `record` points to: its two

@@ -221,6 +221,8 @@ public final class PersonEngine {
         viewRecord = .allocate(capacity: 1)
         assert(MemoryLayout<ViewRecord>.offset(of: \.wouldTap) == MemoryLayout<ViewRecord>.offset(of: \.wouldSwipe).map { $0 + 1 }
                && MemoryLayout<Bool>.size == 1, "a view's swipe and tap flags are not one word (`wouldInteract`)")
+        assert(MemoryLayout<ViewRecord>.offset(of: \.weekday) == MemoryLayout<ViewRecord>.offset(of: \.hour).map { $0 + 1 },
+               "a view's hour and weekday are not one word (`hourAndWeekday`)")
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
         assert(WorldProcess.allCases.allSatisfy { ($0 == .view ? $0.rank > Self.queuedRank : $0.rank < Self.queuedRank) },
