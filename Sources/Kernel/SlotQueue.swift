@@ -232,6 +232,9 @@ public final class SlotQueue<Payload> {
     /// pending event is superseded.
     @inlinable @inline(__always)
     func removeInLine(at i: Int) {
+        // The first event stays first unless it is the one removed: moving the side
+        // before `i` moves it one cell on, with the head.
+        let wasFirst = i == head
         let gone = (entries + (i & mask)).move()
         position[gone.slot] = -1
         if i &- head < tail &- 1 &- i {
@@ -254,6 +257,7 @@ public final class SlotQueue<Payload> {
             }
             tail &-= 1
         }
-        firstKey = head == tail ? .max : entries[head & mask].key
+        if wasFirst { firstKey = head == tail ? .max : entries[head & mask].key }
+        assert(firstKey == (head == tail ? .max : entries[head & mask].key), "the first key is not the first event's")
     }
 }

@@ -62,6 +62,81 @@ import Testing
         #expect(running.counts().widget.allSatisfy { $0 == 0 })
     }
 
+    /// A day's counters (`day(_:)`, as the engine holds them in `today`) are the counts
+    /// of that day under the general subscripts, and no other day's: each count written
+    /// through one is read back through the other with the value written.
+    @Test func aDaysCountersAreThatDaysCounts() {
+        let days = 3, widgets = 4
+        let running = RunningCounts(days: days, widgets: widgets)
+        var value: Int64 = 1
+        for day in 0 ..< days {
+            let today = running.day(day)
+            for c in PersonCounter.allCases {
+                today[c] = value
+                value += 1
+            }
+            for w in 0 ..< widgets {
+                for c in WidgetCounter.allCases {
+                    today[widget: w, c] = value
+                    value += 1
+                }
+            }
+            for m in MissedViewReason.allCases {
+                today[missed: m] = value
+                value += 1
+            }
+        }
+        value = 1
+        for day in 0 ..< days {
+            let today = running.day(day)
+            for c in PersonCounter.allCases {
+                #expect(running[day, c] == value && today[c] == value)
+                value += 1
+            }
+            for w in 0 ..< widgets {
+                for c in WidgetCounter.allCases {
+                    #expect(running[day, widget: w, c] == value && today.row(widget: w)[c] == value)
+                    value += 1
+                }
+            }
+            for m in MissedViewReason.allCases {
+                #expect(running[day, missed: m] == value)
+                value += 1
+            }
+        }
+    }
+
+    /// A day's missed views in a `ReasonTally` (`day(_:)`, the engine's `todayMissed`) are
+    /// the tally's counts of that day under its general subscript, and no other day's.
+    @Test func aDaysMissedViewsAreThatDaysTally() {
+        let days = 3, widgets = 4
+        let tally = ReasonTally(days: days, widgets: widgets)
+        var value: Int64 = 1
+        for day in 0 ..< days {
+            let missed = tally.day(day)
+            for wanted in 0 ... widgets {
+                for top in 0 ... widgets {
+                    for m in MissedViewReason.allCases {
+                        missed[wanted: wanted, top: top, missed: m] = value
+                        value += 1
+                    }
+                }
+            }
+        }
+        value = 1
+        for day in 0 ..< days {
+            for wanted in 0 ... widgets {
+                for top in 0 ... widgets {
+                    for m in MissedViewReason.allCases {
+                        #expect(tally[day, wanted: wanted, top: top, missed: m] == value)
+                        value += 1
+                    }
+                }
+            }
+        }
+        #expect(tally.take().missedViews == (1 ... value - 1).map { $0 })
+    }
+
     /// Clearing in 1 KB pieces reaches every count asked for, across pieces, and not one
     /// past them.
     @Test(arguments: [0, 1, 127, 128, 129, 256, 300, 1_000])

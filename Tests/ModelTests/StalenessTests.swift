@@ -27,6 +27,7 @@ import WidgetSimKernel
         var t: SimTime = 0
         for day in 0 ..< days where day != 2 {
             t = SimTime(day) * Milliseconds.day
+            staleness.startDay(day)
             for _ in 0 ..< 20 + Int(random.next() % 40) {
                 t += 1
                 let w = Int(random.next() % UInt64(widgets))
@@ -35,7 +36,7 @@ import WidgetSimKernel
                     staleness.contentChanged(w, at: t, day: day)
                     stale[w] = true
                 case 1:
-                    #expect(staleness.reloaded(w, day: day) == stale[w])
+                    #expect(staleness.reloaded(w, day: day, row: counts.day(day).row(widget: w)) == stale[w])
                     stale[w] = false
                 default:
                     staleness.countMembers(at: t, day: day, plain: false)
@@ -61,13 +62,13 @@ import WidgetSimKernel
         let staleness = Staleness(
             days: 1, counts: counts, instances: FlatBuffer(count: 1, repeating: InstanceState()), facts: facts, members: [])
         staleness.begin(scheduled: [[]])
-        #expect(!staleness.countShown(0, at: 5, day: 0))
+        #expect(!staleness.countShown(0, at: 5, today: counts.day(0)))
         staleness.contentChanged(0, at: 10, day: 0)
         staleness.contentChanged(0, at: 20, day: 0)
-        #expect(staleness.countShown(0, at: 30, day: 0))
-        #expect(staleness.countShown(0, at: 40, day: 0))
-        #expect(staleness.reloaded(0, day: 0))
-        #expect(!staleness.countShown(0, at: 50, day: 0))
+        #expect(staleness.countShown(0, at: 30, today: counts.day(0)))
+        #expect(staleness.countShown(0, at: 40, today: counts.day(0)))
+        #expect(staleness.reloaded(0, day: 0, row: counts.day(0).row(widget: 0)))
+        #expect(!staleness.countShown(0, at: 50, today: counts.day(0)))
         staleness.finish(lastDay: 0)
         #expect(counts[0, widget: 0, .staleViews] == 2)
         #expect(counts[0, widget: 0, .stalenessMs] == 20 + 30)

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 import WidgetSimKernel
 @testable import WidgetSimModel
@@ -96,5 +97,36 @@ import WidgetSimSampling
         #expect(plain.widget == general.widget)
         #expect(plain.missedViews == general.missedViews)
         #expect(plain.person.reduce(0, +) > 1_000)
+        // The person swipes (the plain view reads its flags its own way).
+        #expect((0 ..< plain.days).map { plain[$0, .swipes] }.reduce(0, +) > 10)
+    }
+
+    /// A traced run of a plain stack takes the general view, whose items and views test
+    /// the trace (the plain kind's run loop does not): a line for every view and every
+    /// world item, and the counts of the run without a trace.
+    @Test func aTracedPlainStackTracesEveryViewAndItem() throws {
+        let scenario = plainStackScenario(name: "plain", seed: 5, people: 1)
+        let world = try WorldBuilder(scenario: scenario).build(person: 0, replication: 0)
+        func run(traced: Bool) throws -> (PersonCounts, [CollectingTrace.Line]) {
+            let budget = try #require(BudgetPolicies.named("daily_quota")).make(PolicyParameters())
+            let ranking = try #require(RankingPolicies.named("time_of_day")).make(PolicyParameters())
+            let engine = PersonEngine(scenario: scenario, budget: budget, ranking: ranking)
+            #expect(engine.plainViews)
+            let trace = CollectingTrace()
+            if traced { engine.trace = trace }
+            return (engine.run(world), trace.lines)
+        }
+        let (traced, lines) = try run(traced: true)
+        let (untraced, none) = try run(traced: false)
+        #expect(none.isEmpty)
+        #expect(traced.person == untraced.person && traced.widget == untraced.widget)
+        #expect(traced.missedViews == untraced.missedViews && traced.refusals == untraced.refusals)
+        func linesOf(_ p: WorldProcess) -> Int64 { Int64(lines.filter { $0.event == p.label }.count) }
+        let days = 0 ..< traced.days
+        #expect(linesOf(.view) == days.map { traced[$0, .views] }.reduce(0, +))
+        #expect(linesOf(.contentChange) == days.map { traced[$0, .contentChanges] }.reduce(0, +))
+        #expect(linesOf(.push) == days.map { traced[$0, .pushes] }.reduce(0, +))
+        #expect(linesOf(.sessionStart) == days.map { traced[$0, .sessions] }.reduce(0, +))
+        #expect(linesOf(.view) > 100 && linesOf(.push) > 10 && linesOf(.sessionStart) > 10)
     }
 }

@@ -68,9 +68,12 @@ final class GrantTimes {
         assert(instance >= 0 && instance < nextBuffer.count, "instance \(instance) has no grant ring")
         let k = next[instance]
         let slot = instance &* depth &+ k
-        // A slot with no grant yet holds `.min`, outside every window.
+        // A slot with no grant yet holds `.min`, outside every window. `now` is a time of
+        // the run (≥ 0) and `window` its callers' day or hour: the difference stays far
+        // from Int64's end, unchecked.
+        assert(now >= 0 && window >= 0, "a grant before the run or a negative window")
         let oldest = times[slot]
-        if oldest > now - window { return oldest + window }
+        if oldest > now &- window { return oldest + window }
         // The next slot and the ring's address worked out before the store, which could
         // otherwise be taken to change them.
         let following = k &+ 1 == depth ? 0 : k &+ 1

@@ -15,15 +15,15 @@ struct BuiltInPolicies {
     /// holds it, so it is kept unmanaged: not retained again at each view.
     let timeOfDay: Unmanaged<TimeOfDayRanking>?
     /// `timeOfDay`'s latest order, and what it was asked for: its `generation`, the
-    /// history's `countsVersion`, the hour and the weekday. While they are the same, so
+    /// history's `countsVersion`, the hour and the weekday (in one number, the hour in
+    /// its low byte: `PersonEngine.hourAndWeekday`). While they are the same, so
     /// is its answer, read here without calling it (`generation` −1: none yet, which no
     /// generation matches, so that the order, an aligned address never read until then,
     /// is not tested for being set at every view).
     var inPlaceOrder = UnsafePointer<Int>(bitPattern: MemoryLayout<Int>.alignment).unsafelyUnwrapped
     var inPlaceGeneration = -1
     var inPlaceVersion = 0
-    var inPlaceHour = 0
-    var inPlaceWeekday = 0
+    var inPlaceHourAndWeekday: UInt16 = 0
 
     init(budget: any BudgetPolicy, ranking: any RankingPolicy) {
         dailyQuota = (budget as? DailyQuotaBudget).map { Unmanaged.passUnretained($0) }
@@ -48,10 +48,11 @@ extension PersonEngine {
     /// (`BuiltInPolicies.ranksInPlace`): its `ranked`, asked only when something it
     /// depends on changed since the previous view.
     @inline(__always)
-    func rankedInPlace(hour: Int, weekday: Int) -> UnsafePointer<Int> {
+    func rankedInPlace(hourAndWeekday: UInt16) -> UnsafePointer<Int> {
         let tod = builtIn.timeOfDay.unsafelyUnwrapped
         let version = history.countsVersion
-        if version == builtIn.inPlaceVersion, hour == builtIn.inPlaceHour, weekday == builtIn.inPlaceWeekday,
+        let hour = Int(hourAndWeekday & 0xFF), weekday = Int(hourAndWeekday >> 8)
+        if version == builtIn.inPlaceVersion, hourAndWeekday == builtIn.inPlaceHourAndWeekday,
            tod._withUnsafeGuaranteedRef({ $0.generation }) == builtIn.inPlaceGeneration {
             let order = builtIn.inPlaceOrder
             assert(builtIn.inPlaceGeneration >= 0, "an order read before any was kept")
@@ -65,8 +66,7 @@ extension PersonEngine {
         builtIn.inPlaceOrder = order
         builtIn.inPlaceGeneration = tod._withUnsafeGuaranteedRef { $0.generation }
         builtIn.inPlaceVersion = version
-        builtIn.inPlaceHour = hour
-        builtIn.inPlaceWeekday = weekday
+        builtIn.inPlaceHourAndWeekday = hourAndWeekday
         return order
     }
 }

@@ -11,12 +11,15 @@ extension PersonEngine {
     ///
     /// With `reloadInLine`, a granted reload is made in line (`reloadBody`) rather than
     /// by calling `reload`: for the timeline requests from the queue, most of the events,
-    /// and the pushes and app sessions of the world, most of the others.
+    /// and the pushes and app sessions of the world, most of the others. With
+    /// `noneAdded`, the caller knows that no instance is added during the run (a plain
+    /// run's), which is then not tested.
     @inline(__always)
     func request(_ w: Int, _ reason: ReloadReason, at t: SimTime, day: Int,
-                 reloadInLine: Bool = false) {
+                 reloadInLine: Bool = false, noneAdded: Bool = false) {
         // An instance not yet added does not exist.
-        if anyAdded && t < addedAt[w] { return }
+        assert(!noneAdded || !anyAdded, "a request told that no instance is added, in a run that adds some")
+        if !noneAdded && anyAdded && t < addedAt[w] { return }
         guard reason.isCharged else {
             if reloadInLine {
                 reloadBody(w, reason, charged: false, at: t, day: day)
@@ -101,9 +104,9 @@ extension PersonEngine {
         pending[w] = p
         if p.timeline {
             queue.cancel(slot: backgroundSlot(w))
-            queue.schedule(at: due, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: due, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
-            queue.schedule(at: due, rank: 6, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: due, rank: Self.queuedRank, slot: backgroundSlot(w), .backgroundRetry(Int32(truncatingIfNeeded: w)))
         }
         return due
     }
@@ -129,7 +132,7 @@ extension PersonEngine {
                 instances[w].exhaustedSince = .max
             }
         }
-        let fresh = staleness.reloaded(w, day: day)
+        let fresh = staleness.reloaded(w, day: day, row: row)
         instances[w].hadReload = true
         let held = pending[w]
         pending[w] = PendingRequest()
@@ -140,7 +143,7 @@ extension PersonEngine {
         if interval > 0 {
             // A scenario's durations are at most about 100 000 years (`DurationText`):
             // a time of the run plus one stays far from Int64's end, unchecked.
-            queue.scheduleInLine(at: t &+ interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.scheduleInLine(at: t &+ interval, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         } else {
             renewTimelines(w, at: t, fresh: fresh)
             scheduleTimelineRequest(w, at: t)
@@ -204,12 +207,12 @@ extension PersonEngine {
     func scheduleTimelineRequest(_ w: Int, at t: SimTime) {
         switch facts[w].reloadPolicy {
         case .after(let interval):
-            queue.schedule(at: t + interval, rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: t + interval, rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .atEnd:
             // After the last entry's date; a timeline of one entry asks again one entry
             // spacing after the reload, not at once.
             let last = facts[w].hasPredictable ? instances[w].timeline.lastEntry(changes: staleness.predictableChanges(w)) : t
-            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: 6, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
+            queue.schedule(at: max(last, t + facts[w].entrySpacing), rank: Self.queuedRank, slot: timelineSlot(w), .timelineDue(Int32(truncatingIfNeeded: w)))
         case .never:
             queue.cancel(slot: timelineSlot(w))
         }

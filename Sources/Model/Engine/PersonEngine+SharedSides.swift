@@ -51,7 +51,7 @@ extension PersonEngine {
         counts.reset()
         let n = members.count, stride = n &+ 1, end = scenario.durationMs
         let staleRecord = UnsafePointer(budgetRun.viewRecord), topRecord = UnsafePointer(stackRun.viewRecord)
-        var previous = -1, day = 0, nextDayStart = Milliseconds.day
+        var previous = -1, day = 0, nextDayStart = Milliseconds.day, today = counts.day(0)
         world.views.withUnsafeBufferPointer { views in
             for i in 0 ..< views.count {
                 let v = views[i]
@@ -60,6 +60,7 @@ extension PersonEngine {
                 if t >= nextDayStart {
                     day = Int(t / Milliseconds.day)
                     nextDayStart = SimTime(day + 1) * Milliseconds.day
+                    today = counts.day(day)
                 }
                 let row = i &* stride
                 let top = Int(topRecord[row &+ n])
@@ -68,7 +69,7 @@ extension PersonEngine {
                 let first = staleRecord[row &+ top]
                 let topStale = first <= t
                 if topStale {
-                    staleness.countStale(members[top], since: first, at: t, day: day)
+                    staleness.countStale(members[top], since: first, at: t, today: today)
                     counts[day, .staleTopViews] &+= 1
                     if wanted == top {
                         counts[day, missed: .staleContent] &+= 1
@@ -79,7 +80,7 @@ extension PersonEngine {
                 previous = top
                 if wanted >= 0 && wanted != top && v.wouldSwipe {
                     let swiped = staleRecord[row &+ wanted]
-                    if swiped <= t { staleness.countStale(members[wanted], since: swiped, at: t, day: day) }
+                    if swiped <= t { staleness.countStale(members[wanted], since: swiped, at: t, today: today) }
                 }
             }
         }

@@ -4,11 +4,14 @@ import WidgetSimKernel
 /// why, in words and reason codes. Made only while a trace is on (`activeTrace`), out
 /// of the lines that run at every event.
 extension PersonEngine {
-    /// The trace line of world event `p` at `t` (of `widget`, or −1 for none).
+    /// The trace line of world event `p` at `t` (of `widget`, or −1 for none), in a run
+    /// whose views are of the kind `Kind`: never traced when plain (a traced run takes
+    /// the general view, `run`), so that its items do not test the trace.
     @inline(__always)
-    func traceEvent(_ t: SimTime, _ p: WorldProcess, widget: Int, _ decision: @autoclosure () -> String,
-                    _ detail: @autoclosure () -> String, reason: @autoclosure () -> String = "") {
-        guard let trace = activeTrace else { return }
+    func traceEvent<Kind: ViewKind>(_ kind: Kind.Type, _ t: SimTime, _ p: WorldProcess, widget: Int,
+                                    _ decision: @autoclosure () -> String, _ detail: @autoclosure () -> String,
+                                    reason: @autoclosure () -> String = "") {
+        guard !Kind.plain, let trace = activeTrace else { return }
         trace.record(traceLine(t, event: p.label, widget: widget, decision: decision(), detail: detail(), reason: reason()))
     }
 

@@ -23,7 +23,7 @@ extension PersonEngine {
         today[.views] &+= 1
         if record.pointee.standBy { today[.standByViews] &+= 1 }
         if !plain && !standalone.isEmpty { seeStandalone(at: t, day: day) }
-        let n = members.count
+        let n = memberCount
         guard plain || n > 0 else { return }
         // The history holds the relevance entries dated up to now (MODEL §5).
         if anyMemberRelevance { relevance.recordDue(upTo: t, history: history) }
@@ -56,7 +56,9 @@ extension PersonEngine {
                 }
             }
             if plain || rankInPlace {
-                order = rankedInPlace(hour: hour, weekday: weekday)
+                // A plain view reads the record's hour and weekday as one number.
+                order = rankedInPlace(hourAndWeekday: plain ? Self.hourAndWeekday(record)
+                                      : UInt16(truncatingIfNeeded: hour) | UInt16(truncatingIfNeeded: weekday) << 8)
             } else {
                 order = propose(at: t, hour: hour, weekday: weekday, index: index)
             }
@@ -102,30 +104,49 @@ extension PersonEngine {
             if position == 0 {
                 today[.hits] &+= 1
                 if topStale {
-                    counts[day, missed: .staleContent] &+= 1
-                    reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: .staleContent] &+= 1
+                    today[missed: .staleContent] &+= 1
+                    todayMissed[wanted: memberInstances[wanted], top: memberInstances[top], missed: .staleContent] &+= 1
                 }
             } else {
-                counts[day, missed: missed] &+= 1
-                reasons[day, wanted: memberInstances[wanted], top: memberInstances[top], missed: missed] &+= 1
+                today[missed: missed] &+= 1
+                todayMissed[wanted: memberInstances[wanted], top: memberInstances[top], missed: missed] &+= 1
             }
             if position < 3 { today[.top3Hits] &+= 1 }
             today[.reciprocalRank2520] &+= Self.reciprocalRank2520(position)
         }
-        if let previous = lastTop, previous != top {
+        // The previous view's top, kept by the history until `finish` records this one.
+        if let previous = history.previousTop, previous != top {
             today[.rotations] &+= 1
             if wanted == top { today[.rotationHits] &+= 1 }
             if topStale { today[.rotationsToStale] &+= 1 }
         }
-        lastTop = top
         let shown = ShownView(
             top: top, wanted: wanted, topStale: topStale, missed: missed,
-            observed: !plain && smartRotate && rankingObserves.contains(.views))
-        if record.pointee.wouldSwipe || record.pointee.wouldTap {
+            observed: !plain && smartRotate && rankingObserves.contains(.views),
+            traced: !plain && activeTrace != nil)
+        // A plain view reads the two flags as one word (`wouldInteract`); the others
+        // one by one, as tests compare the two.
+        if plain ? Self.wouldInteract(record) : record.pointee.wouldSwipe || record.pointee.wouldTap {
             interact(record, shown, at: t, day: day)
         } else {
             finish(record, shown, swipedTo: nil, tapped: nil, at: t, day: day)
         }
+    }
+
+    /// The hour and the weekday of the view `record` points to, which lie side by side
+    /// (asserted by `init`), read by one load: the hour in the low byte.
+    @inline(__always)
+    static func hourAndWeekday(_ record: UnsafePointer<ViewRecord>) -> UInt16 {
+        UInt16(littleEndian: UnsafeRawPointer(record).loadUnaligned(
+            fromByteOffset: MemoryLayout<ViewRecord>.offset(of: \.hour).unsafelyUnwrapped, as: UInt16.self))
+    }
+
+    /// Whether the person would swipe or tap at the view `record` points to: its two
+    /// flags, which lie side by side (asserted by `init`), read by one load.
+    @inline(__always)
+    static func wouldInteract(_ record: UnsafePointer<ViewRecord>) -> Bool {
+        UnsafeRawPointer(record).loadUnaligned(
+            fromByteOffset: MemoryLayout<ViewRecord>.offset(of: \.wouldSwipe).unsafelyUnwrapped, as: UInt16.self) != 0
     }
 
     /// A view whose wanted widget is placed nowhere: the `j`th of those the stack can
@@ -145,6 +166,9 @@ extension PersonEngine {
         let missed: MissedViewReason
         /// Whether the ranking is told the outcome (`RankingPolicy.observe`).
         let observed: Bool
+        /// Whether the view is traced (never a plain one: a traced run takes the general
+        /// `view`, `run`).
+        let traced: Bool
     }
 
     /// What the person does at view `v` that would swipe or tap: swipes to the wanted
@@ -173,7 +197,7 @@ extension PersonEngine {
     @inline(__always)
     func finish(_ record: UnsafePointer<ViewRecord>, _ shown: ShownView, swipedTo: Int?, tapped: Int?, at t: SimTime, day: Int) {
         let top = shown.top, hour = Int(record.pointee.hour), weekday = Int(record.pointee.weekday)
-        if activeTrace != nil {
+        if shown.traced {
             traceView(record.pointee, at: t, top: top, wanted: shown.wanted, topStale: shown.topStale, swipedTo: swipedTo,
                       tapped: tapped, missed: shown.missed)
         }
@@ -285,7 +309,7 @@ extension PersonEngine {
         assert(day == eventDay, "a view counted on another day than its own")
         today[widget: w, .views] &+= 1
         if !plain && budgetObserves.contains(.views) { budget.didView(instance: w, at: t) }
-        return staleness.countShown(w, at: t, day: day, plain: plain)
+        return staleness.countShown(w, at: t, today: today, plain: plain)
     }
 
     /// Counts a view for stack member `w`, and whether its content would be stale if shown.
@@ -312,8 +336,8 @@ extension PersonEngine {
 }
 
 /// The kind of a view, known when `PersonEngine.view` is made for it: whether it is
-/// plain (`PersonEngine.plainViews`), and whether it is recorded for pairs joined from
-/// the run's sides (`PersonEngine+SharedSides`).
+/// plain (`PersonEngine.plainViews`, in a run that is not traced), and whether it is
+/// recorded for pairs joined from the run's sides (`PersonEngine+SharedSides`).
 protocol ViewKind {
     static var plain: Bool { get }
     static var recorded: Bool { get }

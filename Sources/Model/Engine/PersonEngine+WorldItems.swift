@@ -4,12 +4,13 @@ import WidgetSimKernel
 /// content changes, pushes, app sessions and donations, additions, audio and StandBy,
 /// each handled in line in the run loop, its rarer parts out of line.
 extension PersonEngine {
-    /// The world's item of process `p` at `t`; `seen` holds, for each process whose items
-    /// are read by their position in its list, the position of the next one (counted in
-    /// the cases that read it, by `WorldPositions.next`).
+    /// The world's item of process `p` at `t`, in a run whose views are of the kind
+    /// `Kind`; `seen` holds, for each process whose items are read by their position in
+    /// its list, the position of the next one (counted in the cases that read it, by
+    /// `WorldPositions.next`).
     @inline(__always)
-    func handleWorld(_ p: WorldProcess, seen: UnsafeMutablePointer<Int>, key: UInt64, at t: SimTime, day: Int,
-                     items: WorldItems) {
+    func handleWorld<Kind: ViewKind>(_ p: WorldProcess, seen: UnsafeMutablePointer<Int>, key: UInt64, at t: SimTime,
+                                     day: Int, items: WorldItems, kind: Kind.Type) {
         // Each case copies what it needs out of `world` before calling on, so no
         // reference to it is held (retained) across those calls.
         assert(day == eventDay, "a world item counted on another day than its own")
@@ -17,19 +18,23 @@ extension PersonEngine {
         switch p {
         case .timeChange:
             today[.timeChanges] &+= 1
-            traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
+            traceEvent(Kind.self, t, p, widget: -1, "all_reload", "all widgets reload")
             reloadAll(.timeChange, at: t, day: day)
         case .environmentChange:
             today[.environmentChanges] &+= 1
-            traceEvent(t, p, widget: -1, "all_reload", "all widgets reload")
+            traceEvent(Kind.self, t, p, widget: -1, "all_reload", "all widgets reload")
             reloadAll(.environment, at: t, day: day)
         case .contentChange:
             let x = WorldOrder.widget(key)
-            let i = positions.next(.contentChange)
             today[.contentChanges] &+= 1
             staleness.contentChanged(x, at: t, day: day)
-            if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
-            traceEvent(t, p, widget: x, "content_newer", "content is now newer than the widget shows")
+            // A change's position in its list is read only for relevance, which no
+            // instance of a plain run has (`plainViews`): counted only in the others.
+            if !Kind.plain {
+                let i = positions.next(.contentChange)
+                if facts[x].hasRelevance { relevance.contentChanged(x, index: i) }
+            }
+            traceEvent(Kind.self, t, p, widget: x, "content_newer", "content is now newer than the widget shows")
         case .push:
             let x = WorldOrder.widget(key)
             today[.pushes] &+= 1
@@ -38,52 +43,56 @@ extension PersonEngine {
             if reason == .background, let why = pushThrottle.deliver(app: appOf[x], at: t) {
                 counts[day, refusal: why] &+= 1
                 reasons[day, widget: x, refusal: why] &+= 1
-                traceEvent(t, p, widget: x, "push_dropped", "dropped by the background push throttle", reason: why.label)
+                traceEvent(Kind.self, t, p, widget: x, "push_dropped", "dropped by the background push throttle", reason: why.label)
                 return
             }
-            traceEvent(t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
+            traceEvent(Kind.self, t, p, widget: x, "push_delivered", reason == .background ? "reload of kind from the background"
                        : reason == .audio ? "audio session running: reload of kind, free" : "app in foreground: reload of kind, free")
             if rankingObserves.contains(.pushes) { tellPush(x, at: t) }
-            for k in sameKind.range(x) { request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true) }
+            for k in sameKind.range(x) {
+                request(sameKind.items[k], reason, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
+            }
         case .sessionEnd:
             let x = Int(items.sessionEnds[positions.next(.sessionEnd)].widget)
             foreground[appOf[x]] -= 1
-            traceEvent(t, p, widget: x, "app_left", "app leaves the foreground")
+            traceEvent(Kind.self, t, p, widget: x, "app_left", "app leaves the foreground")
         case .sessionStart:
             let session = items.sessions[positions.next(.sessionStart)]
             let x = Int(session.widget)
             today[.sessions] &+= 1
             foreground[appOf[x]] += 1
             if session.donates { donate(session, at: t, day: day) }
-            traceEvent(t, p, widget: x, session.donates ? "app_foreground_donated" : "app_foreground",
+            traceEvent(Kind.self, t, p, widget: x, session.donates ? "app_foreground_donated" : "app_foreground",
                        session.donates ? "app in foreground, intent donated" : "app in foreground")
             if budgetObserves.contains(.appUse) {
                 for k in sameApp.range(x) { budget.didUseApp(instance: sameApp.items[k], at: t) }
             }
-            for k in sameKind.range(x) { request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true) }
+            for k in sameKind.range(x) {
+                request(sameKind.items[k], .foreground, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
+            }
         case .view:
             preconditionFailure("views are read beside the world's order, not from it")
         case .widgetAdded:
             let x = Int(world.additions[positions.next(.widgetAdded)].widget)
-            traceEvent(t, p, widget: x, "added", "added to the home screen: first reload, free")
+            traceEvent(Kind.self, t, p, widget: x, "added", "added to the home screen: first reload, free")
             if budgetObserves.contains(.additions) { budget.didAdd(instance: x, at: t) }
             request(x, .widgetAdded, at: t, day: day)
         case .audioStart:
             let x = Int(world.audioStarts[positions.next(.audioStart)].widget)
             today[.audioSessions] &+= 1
             audio[appOf[x]] += 1
-            traceEvent(t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
+            traceEvent(Kind.self, t, p, widget: x, "audio_reload", "audio or navigation session: the app's widgets reload, free")
             for k in sameApp.range(x) { request(sameApp.items[k], .audio, at: t, day: day) }
         case .audioEnd:
             let x = Int(world.audioEnds[positions.next(.audioEnd)].widget)
             audio[appOf[x]] -= 1
-            traceEvent(t, p, widget: x, "audio_ended", "audio or navigation session ends")
+            traceEvent(Kind.self, t, p, widget: x, "audio_ended", "audio or navigation session ends")
         case .standByStart:
-            traceEvent(t, p, widget: -1, "standby_refresh", "StandBy: the system refreshes the display, free")
-            queue.schedule(at: t, rank: 6, slot: standBySlot, .standByRefresh)
+            traceEvent(Kind.self, t, p, widget: -1, "standby_refresh", "StandBy: the system refreshes the display, free")
+            queue.schedule(at: t, rank: Self.queuedRank, slot: standBySlot, .standByRefresh)
         case .standByEnd:
             queue.cancel(slot: standBySlot)
-            traceEvent(t, p, widget: -1, "standby_ended", "StandBy ends")
+            traceEvent(Kind.self, t, p, widget: -1, "standby_ended", "StandBy ends")
         }
     }
 
@@ -93,7 +102,7 @@ extension PersonEngine {
     @inline(never)
     func standByRefresh(at t: SimTime, day: Int) {
         for x in 0 ..< widgetCount { request(x, .standBy, at: t, day: day) }
-        queue.schedule(at: t + standByRefreshMs, rank: 6, slot: standBySlot, .standByRefresh)
+        queue.schedule(at: t + standByRefreshMs, rank: Self.queuedRank, slot: standBySlot, .standByRefresh)
     }
 
     /// Tells the ranking of a push delivered at `t` to the app of instance `x`: every

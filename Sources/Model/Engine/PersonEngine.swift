@@ -41,6 +41,8 @@ public final class PersonEngine {
     // Static facts about the scenario.
     let widgetCount: Int
     let members: [Int]
+    /// `members.count`, read at each view without the array.
+    let memberCount: Int
     /// `members` read in place at each view: the member on top, the wanted one (members
     /// the governor and the ranking's order numbered, below `members.count`).
     let memberInstances: UnsafeMutablePointer<Int>
@@ -85,6 +87,9 @@ public final class PersonEngine {
     /// The counters of `eventDay` (`counts.day(eventDay)`), through which the events of
     /// the day are counted: two addresses, not the day's index worked into each.
     @exclusivity(unchecked) var today: DayCounts
+    /// The missed views of `eventDay` in `reasons` (`reasons.day(eventDay)`), set with
+    /// `today` (at the start of each run, whose `reasons` `rehearse` may have swapped).
+    @exclusivity(unchecked) var todayMissed: DayMissedViews
     /// Apps in the foreground: sessions running per app.
     let foreground: FlatBuffer<Int>
     /// Each instance's pending (refused and deferred) request: one per instance.
@@ -101,7 +106,6 @@ public final class PersonEngine {
     let relevance: RelevanceTimelines
     /// Whether each instance's content is stale, and its stale views.
     let staleness: Staleness
-    @exclusivity(unchecked) var lastTop: Int? = nil
     /// The order handed to a ranking policy's `rank`.
     @exclusivity(unchecked) var order: [Int] = []
     /// The order proposed at a view (the ranking's, absent members last), `members.count`
@@ -116,11 +120,14 @@ public final class PersonEngine {
     @exclusivity(unchecked) var interestByHour = false
     /// Whether every view is plain: a stack with Smart Rotate on, ranked in place
     /// (`rankInPlace`, so no member is added during the run), no member whose timelines
-    /// carry relevance or show predictable content (all are `spanned`), no standalone
-    /// widget, no Widget Suggestions, a budget that does not observe views and a ranking
-    /// that does not observe them either. `view`
-    /// is then made with all of this known, without testing it at every view. Set by
-    /// `init`; turning it off takes the general `view` (which tests compare with it).
+    /// show predictable content (all are `spanned`), no instance whose timelines carry
+    /// relevance, no standalone widget, no Widget Suggestions, a budget that does not
+    /// observe views and a ranking that does not observe them either. `view`
+    /// is then made with all of this known, without testing it at every view, and the
+    /// run loop with no test of the trace (a traced run takes the general `view`,
+    /// `run`) and no count of the content changes' positions (read only for relevance).
+    /// Set by `init`; turning it off takes the general `view` (which tests compare with
+    /// it).
     @exclusivity(unchecked) var plainViews: Bool
     /// Whether a run with plain views records its sides at each view for the pairs
     /// joined from them (see `PersonEngine+SharedSides.swift`), and the record: at each
@@ -149,6 +156,7 @@ public final class PersonEngine {
         precondition(widgets.count <= Int(Int32.max), "too many widget instances")
         widgetCount = widgets.count
         members = scenario.stack.members
+        memberCount = members.count
         let memberInstances = FlatBuffer(members)
         self.memberInstances = memberInstances.address
         var memberOf = Array(repeating: -1, count: widgets.count)
@@ -181,6 +189,7 @@ public final class PersonEngine {
         self.counts = counts
         today = counts.day(0)
         reasons = ReasonTally(days: scenario.days, widgets: widgets.count)
+        todayMissed = reasons.day(0)
         queue = SlotQueue(slots: 2 * widgets.count + 1)
         standByRefreshMs = scenario.person.standBy?.refreshIntervalMs ?? Milliseconds.day
         foreground = FlatBuffer(count: apps.count, repeating: 0)
@@ -206,12 +215,18 @@ public final class PersonEngine {
         rankInPlace = builtIn.ranksInPlace && !anyAdded
         staleness = Staleness(
             days: scenario.days, counts: counts, instances: instances, facts: factBuffer, members: members)
-        plainViews = smartRotate && rankInPlace && !anyMemberRelevance && !members.isEmpty
+        plainViews = smartRotate && rankInPlace && !widgets.contains { $0.relevance != RelevanceSpec.none } && !members.isEmpty
             && members.allSatisfy { facts[$0].spanned } && standalone.isEmpty && suggestions == nil
             && !budgetObserves.contains(.views) && !rankingObserves.contains(.views)
         viewRecord = .allocate(capacity: 1)
+        assert(MemoryLayout<ViewRecord>.offset(of: \.wouldTap) == MemoryLayout<ViewRecord>.offset(of: \.wouldSwipe).map { $0 + 1 }
+               && MemoryLayout<Bool>.size == 1, "a view's swipe and tap flags are not one word (`wouldInteract`)")
+        assert(MemoryLayout<ViewRecord>.offset(of: \.weekday) == MemoryLayout<ViewRecord>.offset(of: \.hour).map { $0 + 1 },
+               "a view's hour and weekday are not one word (`hourAndWeekday`)")
         assert(zip(WorldProcess.allCases, WorldProcess.allCases.dropFirst()).allSatisfy { $0.rank <= $1.rank },
                "the merge of world items needs the processes numbered in rank order")
+        assert(WorldProcess.allCases.allSatisfy { ($0 == .view ? $0.rank > Self.queuedRank : $0.rank < Self.queuedRank) },
+               "a world item of the queued events' rank, or a view before them")
     }
 
     deinit {
@@ -229,6 +244,11 @@ public final class PersonEngine {
     /// The time of the event being handled.
     @exclusivity(unchecked) var now: SimTime = 0
 
+    /// The rank of every event the engine queues: after each world item of its time but
+    /// a view (asserted by `init`), so that a world item other than a view comes before
+    /// every queued event of its time, whatever its own rank.
+    @inline(__always) static var queuedRank: UInt8 { 6 }
+
     @inline(__always) func timelineSlot(_ w: Int) -> Int { w }
     @inline(__always) func backgroundSlot(_ w: Int) -> Int { widgetCount &+ w }
     @inline(__always) var standBySlot: Int { 2 &* widgetCount }
@@ -239,7 +259,7 @@ public final class PersonEngine {
     /// and the budget plans (`rehearse`); then the counted run follows.
     public func run(_ world: PersonWorld) -> PersonCounts {
         if planner != nil { rehearse(world) }
-        guard plainViews else { return simulate(world, views: AnyView.self) }
+        guard plainViews && trace == nil else { return simulate(world, views: AnyView.self) }
         if recordsViews {
             beginViewRecord(world)
             return simulate(world, views: RecordedView.self)
@@ -275,10 +295,11 @@ public final class PersonEngine {
     }
 
     /// One run of `world` (see `run`). Its views are of the kind `Kind`: plain (recorded
-    /// for joined pairs, or not) when `plainViews` is on, `AnyView` otherwise; made once
-    /// per kind, so that no view tests which.
+    /// for joined pairs, or not) when `plainViews` is on and nothing is traced, `AnyView`
+    /// otherwise; made once per kind, so that no view tests which.
     func simulate<Kind: ViewKind>(_ world: PersonWorld, views: Kind.Type) -> PersonCounts {
-        assert(Kind.plain == plainViews, "views of a kind the engine's settings do not make")
+        assert(Kind.plain == (plainViews && trace == nil), "views of a kind the engine's settings do not make")
+        assert(!Kind.plain || !anyAdded, "a plain run with instances added during it")
         self.world = world
         activeTrace = trace
         reloadsHeard = trace != nil || !budgetObserves.isDisjoint(with: [.reloads, .renders])
@@ -293,11 +314,11 @@ public final class PersonEngine {
         pushThrottle.reset(apps: appCount)
         relevance.begin(world, seed: scenario.seed)
         staleness.begin(scheduled: world.scheduled)
-        lastTop = nil
         eventDay = 0
         eventsOfDay = 0
         nextDayStart = Milliseconds.day
         today = counts.day(0)
+        todayMissed = reasons.day(0)
         history.reset(members: members.count)
         budget.begin(instances: widgetCount)
         rankingStream.reseed(StreamKey(
@@ -342,7 +363,7 @@ public final class PersonEngine {
                         @inline(__always) func views(before t: SimTime) {
                             while nextView < t {
                                 let viewTime = nextView
-                                handleQueued(before: viewTime, rank: WorldProcess.view.rank)
+                                handleQueued(before: viewTime, rank: WorldProcess.view.rank, kind: Kind.self)
                                 now = viewTime
                                 let day = countEvent(at: viewTime)
                                 // The record read in place, not copied for the call.
@@ -359,14 +380,16 @@ public final class PersonEngine {
                             let t = WorldOrder.time(key)
                             views(before: t)
                             let p = WorldOrder.process(key)
-                            handleQueued(before: t, rank: p.rank)
+                            // Queued events of its time come after it (`queuedRank`): only
+                            // the earlier ones are handled first, whatever its rank.
+                            handleQueued(before: t, rank: Self.queuedRank, kind: Kind.self)
                             now = t
                             let day = countEvent(at: t)
-                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items)
+                            handleWorld(p, seen: seen, key: key, at: t, day: day, items: items, kind: Kind.self)
                         }
                         views(before: SimTime.max)
                     }
-                    handleQueued(before: end, rank: 0)
+                    handleQueued(before: end, rank: 0, kind: Kind.self)
                     interestBase = nil
                 }
             }
@@ -401,24 +424,28 @@ public final class PersonEngine {
         nextDayStart = SimTime(eventDay + 1) * Milliseconds.day
         eventsOfDay = 0
         today = counts.day(eventDay)
+        todayMissed = reasons.day(eventDay)
+        staleness.startDay(eventDay)
     }
 
     /// Handles the queued events that come before a world item at `t` of `rank`, in
-    /// order (each may schedule more).
+    /// order (each may schedule more), in a run whose views are of the kind `Kind`.
     @inline(__always)
-    func handleQueued(before t: SimTime, rank: UInt8) {
+    func handleQueued<Kind: ViewKind>(before t: SimTime, rank: UInt8, kind: Kind.Type) {
         while queue.hasEvent(before: t, rank: rank) {
             let (due, event) = queue.removeFirst()
             precondition(due >= now, "an event was scheduled in the past")
             now = due
-            handle(event, at: due)
+            handle(event, at: due, kind: Kind.self)
         }
     }
 
-    /// A timeline request or a retry, from the queue. Kept out of `simulate`'s loop:
-    /// inlined there, it costs the reference workload about 3 instructions per event.
+    /// A timeline request or a retry, from the queue, in a run whose views are of the
+    /// kind `Kind` (a plain run adds no instance: its requests do not test it). Kept
+    /// out of `simulate`'s loop: inlined there, it costs the reference workload about 3
+    /// instructions per event.
     @inline(never)
-    func handle(_ event: PersonEvent, at t: SimTime) {
+    func handle<Kind: ViewKind>(_ event: PersonEvent, at t: SimTime, kind: Kind.Type) {
         let day = countEvent(at: t)
         switch event {
         case .timelineDue(let w):
@@ -426,11 +453,11 @@ public final class PersonEngine {
             // reason; deferred again, it still holds every request it held.
             let held = pending[Int(w)]
             if held.timeline { pending[Int(w)] = PendingRequest() }
-            request(Int(w), .timeline, at: t, day: day, reloadInLine: true)
+            request(Int(w), .timeline, at: t, day: day, reloadInLine: true, noneAdded: Kind.plain)
             if held.background && !pending[Int(w)].isEmpty { pending[Int(w)].background = true }
         case .backgroundRetry(let w):
             pending[Int(w)] = PendingRequest()
-            request(Int(w), .background, at: t, day: day)
+            request(Int(w), .background, at: t, day: day, noneAdded: Kind.plain)
         case .standByRefresh:
             standByRefresh(at: t, day: day)
         }

@@ -290,10 +290,12 @@ final class RunningCounts {
         set { widget[(day &* widgets &+ w) &* WidgetCounter.count &+ counter.rawValue] = newValue }
     }
 
-    /// The counters of `day`: its person counters and its instances' rows.
+    /// The counters of `day`: its person counters, its instances' rows and its missed
+    /// views by reason.
     @inline(__always)
     func day(_ day: Int) -> DayCounts {
-        DayCounts(person: person + day &* PersonCounter.count, widgets: widget + day &* widgets &* WidgetCounter.count)
+        DayCounts(person: person + day &* PersonCounter.count, widgets: widget + day &* widgets &* WidgetCounter.count,
+                  missed: missedViews + day &* MissedViewReason.count)
     }
 }
 
@@ -303,6 +305,8 @@ struct DayCounts {
     let person: UnsafeMutablePointer<Int64>
     /// The day's row of instance 0; the others follow it.
     let widgets: UnsafeMutablePointer<Int64>
+    /// The day's missed views, one counter per reason.
+    let missed: UnsafeMutablePointer<Int64>
 
     @inline(__always)
     subscript(counter: PersonCounter) -> Int64 {
@@ -314,6 +318,12 @@ struct DayCounts {
     subscript(widget w: Int, counter: WidgetCounter) -> Int64 {
         get { widgets[w &* WidgetCounter.count &+ counter.rawValue] }
         nonmutating set { widgets[w &* WidgetCounter.count &+ counter.rawValue] = newValue }
+    }
+
+    @inline(__always)
+    subscript(missed reason: MissedViewReason) -> Int64 {
+        get { missed[Int(reason.rawValue)] }
+        nonmutating set { missed[Int(reason.rawValue)] = newValue }
     }
 
     /// The day's counters of instance `w`, for several counts of one instance: the row's
@@ -378,12 +388,33 @@ final class ReasonTally {
         set { missedViews[((day &* (widgets &+ 1) &+ wanted) &* (widgets &+ 1) &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
     }
 
+    /// The missed views of `day`, by wanted instance, instance on top and reason.
+    @inline(__always)
+    func day(_ day: Int) -> DayMissedViews {
+        let slots = widgets &+ 1
+        return DayMissedViews(base: missedViews + day &* slots &* slots &* MissedViewReason.count, slots: slots)
+    }
+
     /// The tally as arrays (`PairTotals`' layout), then cleared.
     func take() -> (refusals: [Int64], missedViews: [Int64]) {
         let out = (Array(UnsafeBufferPointer(start: refusals, count: refusalCount)),
                    Array(UnsafeBufferPointer(start: missedViews, count: missedCount)))
         reset()
         return out
+    }
+}
+
+/// One day's missed views in a `ReasonTally`, reached without the day's index: the
+/// engine holds those of the day of the event it handles (`PersonEngine.todayMissed`).
+struct DayMissedViews {
+    let base: UnsafeMutablePointer<Int64>
+    /// Instances + 1: the wanted and the top instance's range, the last for none.
+    let slots: Int
+
+    @inline(__always)
+    subscript(wanted wanted: Int, top top: Int, missed reason: MissedViewReason) -> Int64 {
+        get { base[(wanted &* slots &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] }
+        nonmutating set { base[(wanted &* slots &+ top) &* MissedViewReason.count &+ Int(reason.rawValue)] = newValue }
     }
 }
 

@@ -61,18 +61,30 @@ final class Staleness {
     }
 
     /// Starts a run whose scheduled changes are `scheduled`: no view yet, every instance
-    /// fresh (the engine resets `instances`).
+    /// fresh (the engine resets `instances`), day 0 started.
     func begin(scheduled: [[SimTime]]) {
         self.scheduled = scheduled
         views = 0
         daysMet = 0
+        meet(0)
         for w in 0 ..< instanceCount { spanStart[w] = -1 }
+    }
+
+    /// Day `day` of the run starts, before any of its events is told here (the engine
+    /// calls it at the first event of each later day): where it starts among the views
+    /// is remembered, for it and for any day skipped before it. The events of a day are
+    /// then counted with no test of whether their day has started.
+    @inline(__always)
+    func startDay(_ day: Int) {
+        if daysMet <= day { meet(day) }
     }
 
     /// Closes every open span at the end of a run whose last day is `lastDay`, and lets
     /// go of the run's scheduled changes (the world reuses their storage).
     func finish(lastDay: Int) {
-        for w in 0 ..< instanceCount { closeSpan(w, day: lastDay) }
+        startDay(lastDay)
+        let today = counts.day(lastDay)
+        for w in 0 ..< instanceCount { closeSpan(w, day: lastDay, row: today.row(widget: w)) }
         scheduled = []
     }
 
@@ -94,13 +106,14 @@ final class Staleness {
         }
     }
 
-    /// A reload of `w` on `day`: it shows every random change so far. Returns whether
-    /// there was one it did not show.
+    /// A reload of `w` on `day`, whose counters of `w` are `row`
+    /// (`counts.day(day).row(widget: w)`): it shows every random change so far. Returns
+    /// whether there was one it did not show.
     @inline(__always)
-    func reloaded(_ w: Int, day: Int) -> Bool {
+    func reloaded(_ w: Int, day: Int, row: WidgetRow) -> Bool {
         let unshown = instances[w].firstUnshownRandom != .max
         instances[w].firstUnshownRandom = .max
-        if unshown && facts[w].spanned { closeSpan(w, day: day) }
+        if unshown && facts[w].spanned { closeSpan(w, day: day, row: row) }
         return unshown
     }
 
@@ -121,22 +134,25 @@ final class Staleness {
         return first <= t ? first : nil
     }
 
-    /// A view of `w` at `t` (shown on screen): counts it stale, with how long, when it
-    /// is; returns whether it is. `plain` as for `staleSince`.
+    /// A view of `w` at `t` (shown on screen), on the day whose counters are `today`:
+    /// counts it stale, with how long, when it is; returns whether it is. `plain` as for
+    /// `staleSince`.
     @inline(__always)
-    func countShown(_ w: Int, at t: SimTime, day: Int, plain: Bool = false) -> Bool {
+    func countShown(_ w: Int, at t: SimTime, today: DayCounts, plain: Bool = false) -> Bool {
         if let since = staleSince(w, at: t, plain: plain) {
-            countStale(w, since: since, at: t, day: day)
+            countStale(w, since: since, at: t, today: today)
             return true
         }
         return false
     }
 
-    /// A view of `w` at `t` that shows content stale since `since`.
+    /// A view of `w` at `t` that shows content stale since `since`, counted in `today`
+    /// (the counters of the view's day).
     @inline(__always)
-    func countStale(_ w: Int, since: SimTime, at t: SimTime, day: Int) {
-        counts[day, widget: w, .staleViews] &+= 1
-        counts[day, widget: w, .stalenessMs] += t - since
+    func countStale(_ w: Int, since: SimTime, at t: SimTime, today: DayCounts) {
+        let row = today.row(widget: w)
+        row[.staleViews] &+= 1
+        row[.stalenessMs] += t - since
     }
 
     /// The first random change `w` does not show, or `.max` when it shows them all: in
@@ -149,7 +165,7 @@ final class Staleness {
     /// In a plain view there are none of the latter.
     @inline(__always)
     func countMembers(at t: SimTime, day: Int, plain: Bool) {
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a view on a day not started (startDay)")
         views &+= 1
         if !plain && !checkedMembers.isEmpty { countCheckedMembers(at: t, day: day) }
     }
@@ -171,8 +187,8 @@ final class Staleness {
 
     // MARK: - Spans
 
-    /// Remembers where `day` (and any day skipped before it) starts (once a day: kept
-    /// out of line).
+    /// Remembers where `day` (and any day skipped before it) starts (`startDay`, once a
+    /// day: kept out of line).
     @inline(never)
     private func meet(_ day: Int) {
         while daysMet <= day {
@@ -184,22 +200,22 @@ final class Staleness {
     /// Spanned member `w` turned stale on `day`.
     @inline(__always)
     private func openSpan(_ w: Int, day: Int) {
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a change on a day not started (startDay)")
         spanStart[w] = views
         spanDay[w] = day
     }
 
-    /// `w` turned fresh on `day`, if its span is open: the span's views are counted,
-    /// day by day.
+    /// `w` turned fresh on `day` (whose counters of `w` are `row`), if its span is open:
+    /// the span's views are counted, day by day.
     @inline(__always)
-    private func closeSpan(_ w: Int, day: Int) {
+    private func closeSpan(_ w: Int, day: Int, row: WidgetRow) {
         let start = spanStart[w]
         guard start >= 0 else { return }
         spanStart[w] = -1
-        if daysMet <= day { meet(day) }
+        assert(daysMet > day, "a reload on a day not started (startDay)")
         let first = spanDay[w]
         if first == day {
-            counts[day, widget: w, .staleMemberViews] += views - start
+            row[.staleMemberViews] += views - start
             return
         }
         for d in first ... day {
