@@ -48,6 +48,10 @@ public final class WorldBuilder {
     /// `stackInterest`'s rows each followed by +∞ (rows of members + 1), for
     /// `invertEnded`; empty when `stackSums` is.
     let stackInterestEnded: [Double]
+    /// For each row of `stackSums`, the words of a `taus2` stream at which a view's
+    /// wanted member steps up (`wantedThresholds(rows:sums:none:count:)`), members + 1
+    /// each; empty when `stackSums` is, or when the scenario's streams are not `taus2`.
+    let wantedThresholds: [UInt64]
     /// Scratch: λ of every widget at one instant.
     @exclusivity(unchecked) var lambda: [Double]
     /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
@@ -155,6 +159,8 @@ public final class WorldBuilder {
         }
         self.stackInterest = stackInterest
         self.stackSums = stackSums
+        wantedThresholds = stackSums.isEmpty || scenario.generator != .taus2 ? [] : Self.wantedThresholds(
+            rows: stackInterestEnded, sums: stackSums, none: scenario.person.noInterest, count: members)
         lambda = Array(repeating: 0, count: scenario.widgets.count)
         sessionBurstBound = Self.sessionBurstBound(scenario)
         donations = DonationTargets(scenario.widgets)
