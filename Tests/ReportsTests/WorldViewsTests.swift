@@ -98,13 +98,14 @@ import WidgetSimSampling
         let s = try Self.thresholdScenario(noInterest: noInterest, idleHours: idleHours)
         let builder = try WorldBuilder(scenario: s)
         let n = s.stack.members.count, none = s.person.noInterest
-        let thresholds = builder.wantedThresholds
-        #expect(thresholds.count == 7 * 24 * (n + 1))
+        let thresholds = builder.wantedThresholds, guides = builder.wantedGuides, buckets = 1 << WorldBuilder.guideBits
+        #expect(thresholds.count == 7 * 24 * (n + 1) && guides.count == 7 * 24 * buckets)
         var compared = 0, steps = 0, skipping = 0, idleRows = 0
-        thresholds.withUnsafeBufferPointer { thresholds in
+        thresholds.withUnsafeBufferPointer { thresholds in guides.withUnsafeBufferPointer { guides in
             builder.stackInterestEnded.withUnsafeBufferPointer { rows in
                 for r in 0 ..< 7 * 24 {
                     let at = thresholds.baseAddress! + r * (n + 1), row = rows.baseAddress! + r * (n + 1)
+                    let guide = guides.baseAddress! + r * buckets
                     let total = builder.stackSums[r].total
                     let words = Array(UnsafeBufferPointer(start: at, count: n + 1))
                     #expect(words.last == 1 << 32 && zip(words, words.dropFirst()).allSatisfy { $0 <= $1 }, "row \(r): \(words)")
@@ -112,9 +113,15 @@ import WidgetSimSampling
                     steps += Set(inside).count
                     if total > 0 && Set(words.dropLast()).count < n { skipping += 1 }
                     if total == 0 { idleRows += 1 }
-                    let probes: [UInt32] = [0, .max] + inside.flatMap { [UInt32($0 - 1), UInt32($0)] }
+                    // Both sides of every threshold, and the first and last word of every
+                    // guide's bucket.
+                    let bucketWords = (0 ..< UInt32(buckets)).flatMap { b in
+                        let first = b << (32 - UInt32(WorldBuilder.guideBits))
+                        return [first, first | (1 << (32 - UInt32(WorldBuilder.guideBits)) - 1)]
+                    }
+                    let probes: [UInt32] = bucketWords + inside.flatMap { [UInt32($0 - 1), UInt32($0)] }
                     for word in probes {
-                        let own = WorldBuilder.wantedMember(word: word, thresholds: at)
+                        let own = WorldBuilder.wantedMember(word: word, thresholds: at, guide: guide)
                         let drawn = WorldBuilder.wantedMember(
                             uniform: TausUniforms.uniform(ofWord: word), none: none, total: total, row: row, count: n)
                         #expect(own == drawn, "row \(r), word \(word): \(own) from the thresholds, \(drawn) drawn")
@@ -124,7 +131,8 @@ import WidgetSimSampling
                 var draws = SystemRandomNumberGenerator()
                 for _ in 0 ..< 1_000_000 {
                     let word = UInt32.random(in: 0 ... .max, using: &draws), r = Int.random(in: 0 ..< 7 * 24, using: &draws)
-                    let own = WorldBuilder.wantedMember(word: word, thresholds: thresholds.baseAddress! + r * (n + 1))
+                    let own = WorldBuilder.wantedMember(
+                        word: word, thresholds: thresholds.baseAddress! + r * (n + 1), guide: guides.baseAddress! + r * buckets)
                     let general = Self.generalWanted(
                         word: word, none: none, row: UnsafeBufferPointer(start: rows.baseAddress! + r * (n + 1), count: n))
                     if own != general {
@@ -133,7 +141,7 @@ import WidgetSimSampling
                     }
                 }
             }
-        }
+        } }
         #expect(compared > 7 * 24 * 2 && steps > 7 * 24)
         #expect((skipping > 0) == idleHours && (idleRows == 7 * 24 / 4) == idleHours, "\(skipping) rows step over a member, \(idleRows) of 0")
         // With interest in wanting none, the first words want none.

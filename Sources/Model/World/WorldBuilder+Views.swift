@@ -135,7 +135,7 @@ extension WorldBuilder {
                 w.hours.spans.withUnsafeBufferPointer { spans in
                     stackInterestEnded.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
-                            wantedThresholds.withUnsafeBufferPointer { thresholds in
+                            wantedThresholds.withUnsafeBufferPointer { thresholds in wantedGuides.withUnsafeBufferPointer { guides in
                                 let times = timeBuffer.baseAddress, views = out.baseAddress!
                                 // The loop over the views; `wanted` draws a view's wanted member
                                 // from the row of its hour and weekday (weekday * 24 + hour).
@@ -161,8 +161,12 @@ extension WorldBuilder {
                                 // A copy of a `taus2` stream's state, kept in registers by the loop,
                                 // and its words against the thresholds when there are any.
                                 let copied: Void? = wantedDraws.withTausUniforms { draws in
-                                    if !thresholds.isEmpty, let steps = thresholds.baseAddress {
-                                        fill { r in Self.wantedMember(word: draws.uniformWord(), thresholds: steps + r &* (n &+ 1)) }
+                                    if !thresholds.isEmpty, let steps = thresholds.baseAddress, let guide = guides.baseAddress {
+                                        fill { r in
+                                            Self.wantedMember(
+                                                word: draws.uniformWord(), thresholds: steps + r &* (n &+ 1),
+                                                guide: guide + r &<< Self.guideBits)
+                                        }
                                     } else {
                                         fill { r in
                                             Self.wantedMember(
@@ -178,7 +182,7 @@ extension WorldBuilder {
                                             row: table.baseAddress! + r &* (n &+ 1), count: n)
                                     }
                                 }
-                            }
+                            } }
                         }
                     }
                 }
@@ -222,14 +226,37 @@ extension WorldBuilder {
     }
 
     /// The wanted member of a view whose `taus2` word is `word`, from its row of
-    /// `wantedThresholds` (ended by 2^32, which no word reaches): one less than the
-    /// number of thresholds at or below the word.
+    /// `wantedThresholds` (ended by 2^32, which no word reaches) and of `wantedGuides`:
+    /// one less than the number of thresholds at or below the word, counted on from
+    /// the number at or below the first word of its guide's bucket (the word's top
+    /// `guideBits` bits).
     @inline(__always)
-    static func wantedMember(word: UInt32, thresholds: UnsafePointer<UInt64>) -> Int {
+    static func wantedMember(word: UInt32, thresholds: UnsafePointer<UInt64>, guide: UnsafePointer<UInt8>) -> Int {
+        var j = Int(guide[Int(truncatingIfNeeded: word &>> (32 &- UInt32(guideBits)))])
         let word = UInt64(word)
-        var j = 0
         while word >= thresholds[j] { j &+= 1 }
         return j &- 1
+    }
+
+    /// A guide's buckets are the words of the same top `guideBits` bits.
+    static let guideBits = 8
+
+    /// For each row of `thresholds` (`count` + 1 words each), its guide: for each bucket
+    /// of words (`guideBits`), how many of the row's thresholds are at or below the
+    /// bucket's first word, which every word of the bucket has at or below it too.
+    static func wantedGuides(thresholds: [UInt64], count n: Int) -> [UInt8] {
+        precondition(n <= Int(UInt8.max), "more stack members than a guide numbers")
+        let buckets = 1 << guideBits
+        var guides: [UInt8] = []
+        guides.reserveCapacity(thresholds.count / (n + 1) * buckets)
+        for r in 0 ..< thresholds.count / (n + 1) {
+            let row = thresholds[r * (n + 1) ..< r * (n + 1) + n]
+            for b in 0 ..< buckets {
+                let first = UInt64(b) << (32 - guideBits)
+                guides.append(UInt8(row.count(where: { $0 <= first })))
+            }
+        }
+        return guides
     }
 
     /// For each row of `rows` (`count` members' λ each, followed by +∞) and its sums

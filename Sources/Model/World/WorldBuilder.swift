@@ -52,6 +52,9 @@ public final class WorldBuilder {
     /// wanted member steps up (`wantedThresholds(rows:sums:none:count:)`), members + 1
     /// each; empty when `stackSums` is, or when the scenario's streams are not `taus2`.
     let wantedThresholds: [UInt64]
+    /// Each row's guide into its thresholds (`wantedGuides(thresholds:count:)`),
+    /// 2^`guideBits` each; empty when `wantedThresholds` is.
+    let wantedGuides: [UInt8]
     /// Scratch: λ of every widget at one instant.
     @exclusivity(unchecked) var lambda: [Double]
     /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
@@ -161,6 +164,7 @@ public final class WorldBuilder {
         self.stackSums = stackSums
         wantedThresholds = stackSums.isEmpty || scenario.generator != .taus2 ? [] : Self.wantedThresholds(
             rows: stackInterestEnded, sums: stackSums, none: scenario.person.noInterest, count: members)
+        wantedGuides = Self.wantedGuides(thresholds: wantedThresholds, count: members)
         lambda = Array(repeating: 0, count: scenario.widgets.count)
         sessionBurstBound = Self.sessionBurstBound(scenario)
         donations = DonationTargets(scenario.widgets)
