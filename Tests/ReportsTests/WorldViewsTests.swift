@@ -29,8 +29,8 @@ import WidgetSimSampling
         return rows
     }
 
-    /// With `taus2` streams the by-hour loop draws the wanted members from the words and
-    /// the builder's thresholds; with another generator (`mt19937`) from the uniforms.
+    /// With `taus2` streams the by-hour loop draws the wanted members from the words
+    /// (`wantedSteps`); with another generator (`mt19937`) from the uniforms.
     @Test(arguments: [
         (0.0, 0.0, 0.0, false, "UTC", GeneratorKind.taus2), (0.3, 0.6, 0.0, false, "UTC", .taus2),
         (1.0, 0.0, 0.4, true, "Europe/Berlin", .taus2), (0.5, 1.0, 2.0, true, "America/New_York", .taus2),
@@ -40,9 +40,8 @@ import WidgetSimSampling
         swipe: Double, tap: Double, noInterest: Double, standBy: Bool, zone: String, generator: GeneratorKind
     ) throws {
         var s = try loadScenario("bench-reference.yaml")
-        #expect(try WorldBuilder(scenario: s).wantedThresholds.count == 7 * 24 * 6)
         s.generator = generator
-        #expect(try WorldBuilder(scenario: s).wantedThresholds.isEmpty == (generator != .taus2))
+        #expect(try WorldBuilder(scenario: s).wantedSteps.isEmpty == (generator != .taus2))
         s.days = 40
         s.timeZone = zone
         s.start = CalendarDate(year: 2026, month: 3, day: 1)
@@ -63,89 +62,6 @@ import WidgetSimSampling
             Issue.record("list \(i), item \(j): \(j < a.count ? a[j] : "none") in its own loop, \(j < b.count ? b[j] : "none") in the general one")
             break
         }
-    }
-
-    /// The builder's scenario with `noInterest`, and each member's interest 0 in some
-    /// hours (its rows then step over it) and every member's in every fourth hour (rows
-    /// of 0) when `idleHours`.
-    static func thresholdScenario(noInterest: Double, idleHours: Bool) throws -> Scenario {
-        var s = try loadScenario("bench-reference.yaml")
-        s.person.noInterest = noInterest
-        if idleHours {
-            for i in s.widgets.indices {
-                s.widgets[i].interest.hourly = (0 ..< 24).map { $0 % 4 == 0 || ($0 + i) % 3 == 0 ? 0 : 1 }
-            }
-        }
-        return s
-    }
-
-    /// The general loop's wanted member (`buildViewsOneByOne`, no widget placed
-    /// nowhere) of the uniform word / 2^32, by `RandomStream.inverse`.
-    static func generalWanted(word: UInt32, none: Double, row: UnsafeBufferPointer<Double>) -> Int {
-        let total = row.reduce(0, +)
-        let u = Double(word) / 4_294_967_296 * (none + total)
-        return u >= none && total > 0 ? RandomStream.inverse(u - none, weights: row) : -1
-    }
-
-    /// The wanted member from a view's word and its row of `wantedThresholds` against
-    /// the draw of its uniform (`wantedMember(uniform:…)`, the by-hour loop's for other
-    /// generators): equal on both sides of every threshold and at the first and last
-    /// word, which with the draw's monotony in the word (`wantedThresholds`) makes them
-    /// equal on every word; and on a million random words, against the general loop's
-    /// inversion too. Rows with no_interest > 0, members of no interest and rows of 0.
-    @Test(arguments: [(0.0, false), (0.0, true), (2.0, false), (0.4, true)])
-    func wantedThresholdsAreTheDrawsSteps(noInterest: Double, idleHours: Bool) throws {
-        let s = try Self.thresholdScenario(noInterest: noInterest, idleHours: idleHours)
-        let builder = try WorldBuilder(scenario: s)
-        let n = s.stack.members.count, none = s.person.noInterest
-        let thresholds = builder.wantedThresholds, guides = builder.wantedGuides, buckets = 1 << WorldBuilder.guideBits
-        #expect(thresholds.count == 7 * 24 * (n + 1) && guides.count == 7 * 24 * buckets)
-        var compared = 0, steps = 0, skipping = 0, idleRows = 0
-        thresholds.withUnsafeBufferPointer { thresholds in guides.withUnsafeBufferPointer { guides in
-            builder.stackInterestEnded.withUnsafeBufferPointer { rows in
-                for r in 0 ..< 7 * 24 {
-                    let at = thresholds.baseAddress! + r * (n + 1), row = rows.baseAddress! + r * (n + 1)
-                    let guide = guides.baseAddress! + r * buckets
-                    let total = builder.stackSums[r].total
-                    let words = Array(UnsafeBufferPointer(start: at, count: n + 1))
-                    #expect(words.last == 1 << 32 && zip(words, words.dropFirst()).allSatisfy { $0 <= $1 }, "row \(r): \(words)")
-                    let inside = words.filter { $0 > 0 && $0 < 1 << 32 }
-                    steps += Set(inside).count
-                    if total > 0 && Set(words.dropLast()).count < n { skipping += 1 }
-                    if total == 0 { idleRows += 1 }
-                    // Both sides of every threshold, and the first and last word of every
-                    // guide's bucket.
-                    let bucketWords = (0 ..< UInt32(buckets)).flatMap { b in
-                        let first = b << (32 - UInt32(WorldBuilder.guideBits))
-                        return [first, first | (1 << (32 - UInt32(WorldBuilder.guideBits)) - 1)]
-                    }
-                    let probes: [UInt32] = bucketWords + inside.flatMap { [UInt32($0 - 1), UInt32($0)] }
-                    for word in probes {
-                        let own = WorldBuilder.wantedMember(word: word, thresholds: at, guide: guide)
-                        let drawn = WorldBuilder.wantedMember(
-                            uniform: TausUniforms.uniform(ofWord: word), none: none, total: total, row: row, count: n)
-                        #expect(own == drawn, "row \(r), word \(word): \(own) from the thresholds, \(drawn) drawn")
-                        compared += 1
-                    }
-                }
-                var draws = SystemRandomNumberGenerator()
-                for _ in 0 ..< 1_000_000 {
-                    let word = UInt32.random(in: 0 ... .max, using: &draws), r = Int.random(in: 0 ..< 7 * 24, using: &draws)
-                    let own = WorldBuilder.wantedMember(
-                        word: word, thresholds: thresholds.baseAddress! + r * (n + 1), guide: guides.baseAddress! + r * buckets)
-                    let general = Self.generalWanted(
-                        word: word, none: none, row: UnsafeBufferPointer(start: rows.baseAddress! + r * (n + 1), count: n))
-                    if own != general {
-                        Issue.record("row \(r), word \(word): \(own) from the thresholds, \(general) in the general loop")
-                        break
-                    }
-                }
-            }
-        } }
-        #expect(compared > 7 * 24 * 2 && steps > 7 * 24)
-        #expect((skipping > 0) == idleHours && (idleRows == 7 * 24 / 4) == idleHours, "\(skipping) rows step over a member, \(idleRows) of 0")
-        // With interest in wanting none, the first words want none.
-        #expect(noInterest == 0 || thresholds.enumerated().allSatisfy { $0.offset % (n + 1) != 0 || $0.element > 0 })
     }
 
     /// The loop that builds sessions when no widget's interest bursts

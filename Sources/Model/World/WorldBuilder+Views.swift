@@ -111,8 +111,7 @@ extension WorldBuilder {
     /// check:
     /// 1. span by span of the local hours, the views of the span with the span's
     ///    sums and row of λ, and their wanted members: from the word a `taus2` stream
-    ///    draws and the row's `wantedThresholds`, or else from the uniform by
-    ///    `wantedMember`;
+    ///    draws by `wantedSteps`, or else from the uniform by `wantedMember`;
     /// 2. unless their outcomes are certain, the swipe and tap draws;
     /// 3. the views in each StandBy period.
     @inline(never)
@@ -135,54 +134,49 @@ extension WorldBuilder {
                 w.hours.spans.withUnsafeBufferPointer { spans in
                     stackInterestEnded.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
-                            wantedThresholds.withUnsafeBufferPointer { thresholds in wantedGuides.withUnsafeBufferPointer { guides in
-                                let times = timeBuffer.baseAddress, views = out.baseAddress!
-                                // The loop over the views; `wanted` draws a view's wanted member
-                                // from the row of its hour and weekday (weekday * 24 + hour).
-                                func fill(_ wanted: (_ row: Int) -> Int) {
-                                    var k = 0, spanIndex = 0
-                                    while k < count {
-                                        // The span of view k, and every view before its end.
-                                        while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
-                                        let span = spans[spanIndex]
-                                        let r = Int(span.weekday) &* 24 &+ Int(span.hour)
-                                        let sums = sumsTable[r]
-                                        repeat {
-                                            // Draw always: the wanted member.
-                                            views[k] = ViewRecord(
-                                                time: times![k], hour: span.hour, weekday: span.weekday,
-                                                wanted: Int8(truncatingIfNeeded: wanted(r)),
-                                                wouldSwipe: swipeAlways, wouldTap: tapAlways,
-                                                bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano)
-                                            k &+= 1
-                                        } while k < count && times![k] < span.end
-                                    }
+                            let times = timeBuffer.baseAddress, views = out.baseAddress!
+                            // The loop over the views; `wanted` draws a view's wanted member
+                            // from the row of its hour and weekday (weekday * 24 + hour).
+                            func fill(_ wanted: (_ row: Int) -> Int) {
+                                var k = 0, spanIndex = 0
+                                while k < count {
+                                    // The span of view k, and every view before its end.
+                                    while spans[spanIndex].end <= times![k] { spanIndex &+= 1 }
+                                    let span = spans[spanIndex]
+                                    let r = Int(span.weekday) &* 24 &+ Int(span.hour)
+                                    let sums = sumsTable[r]
+                                    repeat {
+                                        // Draw always: the wanted member.
+                                        views[k] = ViewRecord(
+                                            time: times![k], hour: span.hour, weekday: span.weekday,
+                                            wanted: Int8(truncatingIfNeeded: wanted(r)),
+                                            wouldSwipe: swipeAlways, wouldTap: tapAlways,
+                                            bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano)
+                                        k &+= 1
+                                    } while k < count && times![k] < span.end
                                 }
-                                // A copy of a `taus2` stream's state, kept in registers by the loop,
-                                // and its words against the thresholds when there are any.
-                                let copied: Void? = wantedDraws.withTausUniforms { draws in
-                                    if !thresholds.isEmpty, let steps = thresholds.baseAddress, let guide = guides.baseAddress {
-                                        fill { r in
-                                            Self.wantedMember(
-                                                word: draws.uniformWord(), thresholds: steps + r &* (n &+ 1),
-                                                guide: guide + r &<< Self.guideBits)
-                                        }
-                                    } else {
-                                        fill { r in
-                                            Self.wantedMember(
-                                                uniform: draws.uniform(), none: none, total: sumsTable[r].total,
-                                                row: table.baseAddress! + r &* (n &+ 1), count: n)
-                                        }
-                                    }
+                            }
+                            // A copy of a `taus2` stream's state, kept in registers by the loop,
+                            // and its words' steps when there are any.
+                            let copied: Void? = wantedDraws.withTausUniforms { draws in
+                                let stepped: Void? = wantedSteps.withRows { steps in
+                                    fill { r in steps.outcome(of: draws.uniformWord(), row: r) }
                                 }
-                                if copied == nil {
+                                if stepped == nil {
                                     fill { r in
                                         Self.wantedMember(
-                                            uniform: wantedDraws.uniform(), none: none, total: sumsTable[r].total,
+                                            uniform: draws.uniform(), none: none, total: sumsTable[r].total,
                                             row: table.baseAddress! + r &* (n &+ 1), count: n)
                                     }
                                 }
-                            } }
+                            }
+                            if copied == nil {
+                                fill { r in
+                                    Self.wantedMember(
+                                        uniform: wantedDraws.uniform(), none: none, total: sumsTable[r].total,
+                                        row: table.baseAddress! + r &* (n &+ 1), count: n)
+                                }
+                            }
                         }
                     }
                 }
@@ -218,81 +212,17 @@ extension WorldBuilder {
     /// (followed by +∞) of sum `total`: what the general loop (`buildViewsOneByOne`)
     /// draws when no widget is placed nowhere. u = uniform × (none + total); none when
     /// u < none or no member has interest, else `invertEnded(u − none)`.
+    ///
+    /// Every step (× (none + total), the comparison with none, − none, each − λ_i and
+    /// the comparison with 0, all rounded to nearest) is monotone non-decreasing in the
+    /// uniform, and the inversion's first negative remainder, or past the last weight
+    /// the last positive one, can only move up as they do: so the member does not
+    /// decrease as the uniform grows, and `wantedSteps` draws it from the word.
     @inline(__always)
     static func wantedMember(uniform: Double, none: Double, total: Double, row: UnsafePointer<Double>, count: Int) -> Int {
         let u = uniform * (none + total)
         guard u >= none && total > 0 else { return -1 }
         return invertEnded(u - none, weights: row, count: count)
-    }
-
-    /// The wanted member of a view whose `taus2` word is `word`, from its row of
-    /// `wantedThresholds` (ended by 2^32, which no word reaches) and of `wantedGuides`:
-    /// one less than the number of thresholds at or below the word, counted on from
-    /// the number at or below the first word of its guide's bucket (the word's top
-    /// `guideBits` bits).
-    @inline(__always)
-    static func wantedMember(word: UInt32, thresholds: UnsafePointer<UInt64>, guide: UnsafePointer<UInt8>) -> Int {
-        var j = Int(guide[Int(truncatingIfNeeded: word &>> (32 &- UInt32(guideBits)))])
-        let word = UInt64(word)
-        while word >= thresholds[j] { j &+= 1 }
-        return j &- 1
-    }
-
-    /// A guide's buckets are the words of the same top `guideBits` bits.
-    static let guideBits = 8
-
-    /// For each row of `thresholds` (`count` + 1 words each), its guide: for each bucket
-    /// of words (`guideBits`), how many of the row's thresholds are at or below the
-    /// bucket's first word, which every word of the bucket has at or below it too.
-    static func wantedGuides(thresholds: [UInt64], count n: Int) -> [UInt8] {
-        precondition(n <= Int(UInt8.max), "more stack members than a guide numbers")
-        let buckets = 1 << guideBits
-        var guides: [UInt8] = []
-        guides.reserveCapacity(thresholds.count / (n + 1) * buckets)
-        for r in 0 ..< thresholds.count / (n + 1) {
-            let row = thresholds[r * (n + 1) ..< r * (n + 1) + n]
-            for b in 0 ..< buckets {
-                let first = UInt64(b) << (32 - guideBits)
-                guides.append(UInt8(row.count(where: { $0 <= first })))
-            }
-        }
-        return guides
-    }
-
-    /// For each row of `rows` (`count` members' λ each, followed by +∞) and its sums
-    /// in `sums`, the `count` words at which `wantedMember(uniform:…)` of the word's
-    /// uniform (`TausUniforms.uniform(ofWord:)`) steps: threshold j is the least word
-    /// whose member is j or above (2^32 when there is none), then 2^32 to end the row.
-    ///
-    /// Every step of a draw (the uniform of the word, × (none + total), the comparison
-    /// with none, − none, each − λ_i and the comparison with 0, all rounded to
-    /// nearest) is monotone non-decreasing in the word, and the inversion's first
-    /// negative remainder, or past the last weight the last positive one, can only
-    /// move up as they do: so the member is a step function of the word, and a binary
-    /// search over words with the draw itself finds each step (33 draws).
-    static func wantedThresholds(rows: [Double], sums: [StackSums], none: Double, count n: Int) -> [UInt64] {
-        let end: UInt64 = 1 << 32
-        var thresholds: [UInt64] = []
-        thresholds.reserveCapacity(sums.count * (n + 1))
-        rows.withUnsafeBufferPointer { rows in
-            for (r, s) in sums.enumerated() {
-                let row = rows.baseAddress! + r * (n + 1)
-                var lo: UInt64 = 0
-                for j in 0 ..< n {
-                    // Above the last threshold: the member there is below j.
-                    var hi = end
-                    while lo < hi {
-                        let mid = lo + (hi - lo) / 2
-                        let member = wantedMember(
-                            uniform: TausUniforms.uniform(ofWord: UInt32(mid)), none: none, total: s.total, row: row, count: n)
-                        if member >= j { hi = mid } else { lo = mid + 1 }
-                    }
-                    thresholds.append(lo)
-                }
-                thresholds.append(end)
-            }
-        }
-        return thresholds
     }
 
     /// `RandomStream.inverse(target, weights:)` of the `count` finite weights at
