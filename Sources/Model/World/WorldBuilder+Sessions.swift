@@ -105,6 +105,7 @@ extension WorldBuilder {
         let donationProbability = person.donationProbability
         let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
         let count = times.count, widgets = widgetCount
+        precondition(widgets <= Int(Int32.max), "more widgets than a session record numbers")
         // At most one session and one session end per candidate: each written once, over
         // the last person's lists (moved out of the world and back), made that long, then
         // cut to what was written.
@@ -147,13 +148,16 @@ extension WorldBuilder {
                                             let c = configurations.uniform()
                                             guard total > 0 else { continue }  // no widget of interest at this hour
                                             let stop = t + duration
+                                            // A widget's index, and an instance's or −1: each fits 32 bits
+                                            // (at most `widgets`, which the precondition above bounds).
+                                            let widget32 = Int32(truncatingIfNeeded: widget)
                                             sessions[filled] = SessionRecord(
-                                                start: t, end: stop, widget: Int32(widget), donates: donates,
-                                                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                                start: t, end: stop, widget: widget32, donates: donates,
+                                                donatedInstance: Int32(truncatingIfNeeded: donations.target(of: widget, uniform: c)),
                                                 hour: span.hour, weekday: span.weekday)
                                             filled &+= 1
                                             if stop < end {
-                                                ends[endCount] = WidgetMoment(time: stop, widget: Int32(widget))
+                                                ends[endCount] = WidgetMoment(time: stop, widget: widget32)
                                                 endCount &+= 1
                                             }
                                         } while k < count && times[k] < span.end
