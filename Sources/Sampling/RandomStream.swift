@@ -211,9 +211,14 @@ public struct TausUniforms: UniformSource {
     @inlinable @inline(__always)
     public mutating func uniform() -> Double { widgetsim_taus_next(&words) }
 
-    /// The next 32-bit word of the stream: `uniform()` is this word / 2^32.
+    /// The next 32-bit word of the stream: `uniform()` is this word's
+    /// `uniform(ofWord:)`.
     @inlinable @inline(__always)
     public mutating func uniformWord() -> UInt32 { widgetsim_taus_next_word(&words) }
+
+    /// The uniform a draw whose word is `word` gives: the word / 2^32 (exact).
+    @inlinable @inline(__always)
+    public static func uniform(ofWord word: UInt32) -> Double { widgetsim_taus_uniform_of_word(word) }
 }
 
 /// The uniforms of a `taus2` stream as `TausUniforms` draws them, whose unit

@@ -29,14 +29,19 @@ import WidgetSimSampling
         return rows
     }
 
+    /// With `taus2` streams the by-hour loop draws the wanted members from the words
+    /// (`wantedSteps`); with another generator (`mt19937`) from the uniforms.
     @Test(arguments: [
-        (0.0, 0.0, 0.0, false, "UTC"), (0.3, 0.6, 0.0, false, "UTC"), (1.0, 0.0, 0.4, true, "Europe/Berlin"),
-        (0.5, 1.0, 2.0, true, "America/New_York"),
+        (0.0, 0.0, 0.0, false, "UTC", GeneratorKind.taus2), (0.3, 0.6, 0.0, false, "UTC", .taus2),
+        (1.0, 0.0, 0.4, true, "Europe/Berlin", .taus2), (0.5, 1.0, 2.0, true, "America/New_York", .taus2),
+        (0.0, 0.0, 0.7, false, "Europe/Berlin", .mt19937),
     ])
     func theByHourLoopWritesTheGeneralLoopsRecords(
-        swipe: Double, tap: Double, noInterest: Double, standBy: Bool, zone: String
+        swipe: Double, tap: Double, noInterest: Double, standBy: Bool, zone: String, generator: GeneratorKind
     ) throws {
         var s = try loadScenario("bench-reference.yaml")
+        s.generator = generator
+        #expect(try WorldBuilder(scenario: s).wantedSteps.isEmpty == (generator != .taus2))
         s.days = 40
         s.timeZone = zone
         s.start = CalendarDate(year: 2026, month: 3, day: 1)

@@ -32,8 +32,13 @@ static inline uint32_t widgetsim_taus_next_word(widgetsim_taus_words *w) {
     return w->c0 ^ w->c1 ^ w->c2;
 }
 
+/* The uniform of a 32-bit word: the word / 2^32 (exact), as gsl_rng_uniform gives it. */
+static inline double widgetsim_taus_uniform_of_word(uint32_t word) {
+    return (double)word * (1.0 / 4294967296.0);
+}
+
 static inline double widgetsim_taus_next(widgetsim_taus_words *w) {
-    return (double)widgetsim_taus_next_word(w) * (1.0 / 4294967296.0);
+    return widgetsim_taus_uniform_of_word(widgetsim_taus_next_word(w));
 }
 
 static inline double widgetsim_taus_uniform(void *state) {

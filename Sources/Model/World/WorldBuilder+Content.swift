@@ -33,7 +33,9 @@ extension WorldBuilder {
                 var filled = 0
                 w.pushTimes[i].resize(to: changes.count, filler: 0)
                 w.pushTimes[i].withUnsafeMutableBufferPointer { pushTimes in
-                    Self.drawPushes(of: changes, content: c, draws: stream(StreamProcess.pushes(i))) { _, arrival in
+                    Self.drawPushes(
+                        of: changes, content: c, draws: stream(StreamProcess.pushes(i)), announcedWords: pushWords[i]
+                    ) { _, arrival in
                         if arrival < end {
                             pushTimes[filled] = arrival
                             filled &+= 1
@@ -53,25 +55,33 @@ extension WorldBuilder {
     /// gets each announced change and its push's arrival, in the changes' order.
     ///
     /// With a fixed latency the loop runs on a copy of a `taus2` stream's state, which it
-    /// keeps in registers: the same uniforms in the same order.
+    /// keeps in registers: the same uniforms in the same order. There, given
+    /// `announcedWords` (`WordSteps.wordsBelow` of `push_fraction`), a push is announced
+    /// when the uniform's word is below it, which is when the uniform is below the
+    /// fraction.
     @inline(__always)
     static func drawPushes(
-        of changes: [SimTime], content c: ContentSpec, draws pushDraws: RandomStream,
+        of changes: [SimTime], content c: ContentSpec, draws pushDraws: RandomStream, announcedWords: UInt64? = nil,
         _ body: (_ change: SimTime, _ arrival: SimTime) -> Void
     ) {
         let fixedLatency = SimTime(Double(c.pushLatencyMedianMs).rounded())
         let p = c.pushFraction
-        @inline(__always) func run(_ draws: inout some UniformSource, latency: () -> SimTime) {
+        @inline(__always) func run(_ announced: () -> Bool, latency: () -> SimTime) {
             for t in changes {
-                let announced = draws.uniform() < p
+                let announced = announced()
                 let arrival = t + latency()
                 if announced { body(t, arrival) }
             }
         }
-        let copied = c.pushLatencySigma > 0 ? false : pushDraws.withTausUniforms { run(&$0) { fixedLatency } } != nil
+        let copied = c.pushLatencySigma > 0 ? false : pushDraws.withTausUniforms { draws in
+            if let words = announcedWords {
+                run({ UInt64(draws.uniformWord()) < words }) { fixedLatency }
+            } else {
+                run({ draws.uniform() < p }) { fixedLatency }
+            }
+        } != nil
         if !copied {
-            var draws = pushDraws
-            run(&draws) {
+            run({ pushDraws.uniform() < p }) {
                 c.pushLatencySigma > 0
                     ? CheckedTime.milliseconds(
                         pushDraws.logNormal(median: Double(c.pushLatencyMedianMs), sigma: c.pushLatencySigma).rounded())

@@ -94,7 +94,9 @@ extension WorldBuilder {
     /// general loop of `buildSessions` without thinning, span by span of the local hours
     /// (λ is the span's row of `hourWeekdayInterest`), so that its state fits in
     /// registers. The same draws in the same order and the same records, as
-    /// `sessionsByHourInOwnLoop` lets tests check.
+    /// `sessionsByHourInOwnLoop` lets tests check. With a fixed length and `taus2`
+    /// streams, a session's widget and donation come from the details stream's words
+    /// (`sessionSteps`, `donationWords`).
     @inline(never)
     func buildSessionsByHour(_ w: PersonWorld, times: [SimTime], end: SimTime, fixedDuration: SimTime) {
         let person = scenario.person
@@ -103,6 +105,7 @@ extension WorldBuilder {
         let donationProbability = person.donationProbability
         let sigma = person.sessionSigma, median = Double(person.sessionMedianMs)
         let count = times.count, widgets = widgetCount
+        precondition(widgets <= Int(Int32.max), "more widgets than a session record numbers")
         // At most one session and one session end per candidate: each written once, over
         // the last person's lists (moved out of the world and back), made that long, then
         // cut to what was written.
@@ -118,11 +121,14 @@ extension WorldBuilder {
                     w.hours.spans.withUnsafeBufferPointer { spans in
                         hourWeekdayInterest.withUnsafeBufferPointer { table in
                             hourWeekdayTotals.withUnsafeBufferPointer { totals in
-                                // The loop over the candidates, for the streams themselves or for copies
-                                // of their `taus2` states (which the loop keeps in registers); `duration`
-                                // draws a session's length from the details stream, or gives the fixed one.
+                                // The loop over the candidates, for the configurations stream itself or
+                                // for a copy of its `taus2` state (which the loop keeps in registers);
+                                // `widgetAndDonation` draws a candidate's widget (of the row of its hour
+                                // and weekday, when it has interest) and whether it donates from the
+                                // details stream, `duration` its length, or gives the fixed one.
                                 func fill(
-                                    _ details: inout some UniformSource, _ configurations: inout some UniformSource,
+                                    _ configurations: inout some UniformSource,
+                                    widgetAndDonation: (_ row: Int, _ total: Double) -> (widget: Int, donates: Bool),
                                     duration: () -> SimTime
                                 ) {
                                     var k = 0, spanIndex = 0, filled = 0, endCount = 0
@@ -132,26 +138,26 @@ extension WorldBuilder {
                                         let span = spans[spanIndex]
                                         let row = Int(span.weekday) &* 24 &+ Int(span.hour)
                                         let total = totals[row]
-                                        let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
                                         repeat {
                                             let t = times[k]
                                             k &+= 1
                                             // Draw always: the widget, the donation, the length, the
                                             // donated configuration.
-                                            let u = details.uniform() * total
-                                            let donates = details.uniform() < donationProbability
+                                            let (widget, donates) = widgetAndDonation(row, total)
                                             let duration = duration()
                                             let c = configurations.uniform()
                                             guard total > 0 else { continue }  // no widget of interest at this hour
-                                            let widget = RandomStream.inverse(u, weights: weights)
                                             let stop = t + duration
+                                            // A widget's index, and an instance's or −1: each fits 32 bits
+                                            // (at most `widgets`, which the precondition above bounds).
+                                            let widget32 = Int32(truncatingIfNeeded: widget)
                                             sessions[filled] = SessionRecord(
-                                                start: t, end: stop, widget: Int32(widget), donates: donates,
-                                                donatedInstance: Int32(donations.target(of: widget, uniform: c)),
+                                                start: t, end: stop, widget: widget32, donates: donates,
+                                                donatedInstance: Int32(truncatingIfNeeded: donations.target(of: widget, uniform: c)),
                                                 hour: span.hour, weekday: span.weekday)
                                             filled &+= 1
                                             if stop < end {
-                                                ends[endCount] = WidgetMoment(time: stop, widget: Int32(widget))
+                                                ends[endCount] = WidgetMoment(time: stop, widget: widget32)
                                                 endCount &+= 1
                                             }
                                         } while k < count && times[k] < span.end
@@ -159,14 +165,30 @@ extension WorldBuilder {
                                     sessionsFilled = filled
                                     endsFilled = endCount
                                 }
+                                // The widget by inversion of u × Σλ over the row's λ, and the donation
+                                // by u < its probability (the row's widget only when Σλ > 0).
+                                func drawn(_ details: inout some UniformSource, row: Int, total: Double) -> (widget: Int, donates: Bool) {
+                                    let u = details.uniform() * total
+                                    let donates = details.uniform() < donationProbability
+                                    let weights = UnsafeBufferPointer(rebasing: table[row &* widgets ..< (row &+ 1) &* widgets])
+                                    return (total > 0 ? RandomStream.inverse(u, weights: weights) : -1, donates)
+                                }
                                 let copied = sigma > 0 ? false : details.withTausUniforms { details in
-                                    configurations.withTausUniforms { configurations in
-                                        fill(&details, &configurations) { fixedDuration }
+                                    configurations.withTausUniforms { (configurations: inout TausUniforms) -> Void in
+                                        let stepped: Void? = sessionSteps.withRows { steps in
+                                            fill(&configurations, widgetAndDonation: { row, _ in
+                                                let widget = steps.outcome(of: details.uniformWord(), row: row)
+                                                return (widget, UInt64(details.uniformWord()) < donationWords)
+                                            }) { fixedDuration }
+                                        }
+                                        if stepped == nil {
+                                            fill(&configurations, widgetAndDonation: { drawn(&details, row: $0, total: $1) }) { fixedDuration }
+                                        }
                                     } != nil
                                 } ?? false
                                 if !copied {
                                     var detailDraws = details, configurationDraws = configurations
-                                    fill(&detailDraws, &configurationDraws) {
+                                    fill(&configurationDraws, widgetAndDonation: { drawn(&detailDraws, row: $0, total: $1) }) {
                                         sigma > 0
                                             ? max(1, CheckedTime.milliseconds(details.logNormal(median: median, sigma: sigma).rounded()))
                                             : fixedDuration

@@ -110,7 +110,8 @@ extension WorldBuilder {
     /// passes draw what the general loop draws, as `viewsByHourInOwnLoop` lets tests
     /// check:
     /// 1. span by span of the local hours, the views of the span with the span's
-    ///    sums and row of λ, and their wanted members;
+    ///    sums and row of λ, and their wanted members: from the word a `taus2` stream
+    ///    draws by `wantedSteps`, or else from the uniform by `wantedMember`;
     /// 2. unless their outcomes are certain, the swipe and tap draws;
     /// 3. the views in each StandBy period.
     @inline(never)
@@ -119,8 +120,6 @@ extension WorldBuilder {
         let odds = FeedbackOdds(scenario.person)
         let swipeAlways = odds.swipeAlways, tapAlways = odds.tapAlways
         let none = scenario.person.noInterest
-        // λ of the widgets placed nowhere: there are none.
-        let placedNowhere = 0.0
         let n = stackMembers.count
         // A wanted member's index is below n, so it fits a record's Int8 (checked once,
         // not at every view).
@@ -136,9 +135,9 @@ extension WorldBuilder {
                     stackInterestEnded.withUnsafeBufferPointer { table in
                         stackSums.withUnsafeBufferPointer { sumsTable in
                             let times = timeBuffer.baseAddress, views = out.baseAddress!
-                            // The loop over the views, for the wanted stream itself or for a
-                            // copy of its `taus2` state (which the loop keeps in registers).
-                            func fill(_ wantedDraws: inout some UniformSource) {
+                            // The loop over the views; `wanted` draws a view's wanted member
+                            // from the row of its hour and weekday (weekday * 24 + hour).
+                            func fill(_ wanted: (_ row: Int) -> Int) {
                                 var k = 0, spanIndex = 0
                                 while k < count {
                                     // The span of view k, and every view before its end.
@@ -146,27 +145,37 @@ extension WorldBuilder {
                                     let span = spans[spanIndex]
                                     let r = Int(span.weekday) &* 24 &+ Int(span.hour)
                                     let sums = sumsTable[r]
-                                    let total = sums.total, scale = none + placedNowhere + sums.total
-                                    let row = table.baseAddress! + r &* (n &+ 1)
-                                    let wants = total > 0
                                     repeat {
-                                        let t = times![k]
                                         // Draw always: the wanted member.
-                                        let u = wantedDraws.uniform() * scale
-                                        var wanted = -1
-                                        if u >= none && wants { wanted = Self.invertEnded(u - none, weights: row, count: n) }
                                         views[k] = ViewRecord(
-                                            time: t, hour: span.hour, weekday: span.weekday,
-                                            wanted: Int8(truncatingIfNeeded: wanted),
+                                            time: times![k], hour: span.hour, weekday: span.weekday,
+                                            wanted: Int8(truncatingIfNeeded: wanted(r)),
                                             wouldSwipe: swipeAlways, wouldTap: tapAlways,
                                             bestChanceNano: sums.bestChanceNano, wantedChanceNano: sums.wantedChanceNano)
                                         k &+= 1
                                     } while k < count && times![k] < span.end
                                 }
                             }
-                            if wantedDraws.withTausUniforms({ fill(&$0) }) == nil {
-                                var draws = wantedDraws
-                                fill(&draws)
+                            // A copy of a `taus2` stream's state, kept in registers by the loop,
+                            // and its words' steps when there are any.
+                            let copied: Void? = wantedDraws.withTausUniforms { draws in
+                                let stepped: Void? = wantedSteps.withRows { steps in
+                                    fill { r in steps.outcome(of: draws.uniformWord(), row: r) }
+                                }
+                                if stepped == nil {
+                                    fill { r in
+                                        Self.wantedMember(
+                                            uniform: draws.uniform(), none: none, total: sumsTable[r].total,
+                                            row: table.baseAddress! + r &* (n &+ 1), count: n)
+                                    }
+                                }
+                            }
+                            if copied == nil {
+                                fill { r in
+                                    Self.wantedMember(
+                                        uniform: wantedDraws.uniform(), none: none, total: sumsTable[r].total,
+                                        row: table.baseAddress! + r &* (n &+ 1), count: n)
+                                }
                             }
                         }
                     }
@@ -198,6 +207,24 @@ extension WorldBuilder {
 }
 
 extension WorldBuilder {
+    /// The wanted member (−1: none) of a view whose wanted stream drew `uniform`, with
+    /// λ of wanting none `none` and the members' λ the `count` weights at `row`
+    /// (followed by +∞) of sum `total`: what the general loop (`buildViewsOneByOne`)
+    /// draws when no widget is placed nowhere. u = uniform × (none + total); none when
+    /// u < none or no member has interest, else `invertEnded(u − none)`.
+    ///
+    /// Every step (× (none + total), the comparison with none, − none, each − λ_i and
+    /// the comparison with 0, all rounded to nearest) is monotone non-decreasing in the
+    /// uniform, and the inversion's first negative remainder, or past the last weight
+    /// the last positive one, can only move up as they do: so the member does not
+    /// decrease as the uniform grows, and `wantedSteps` draws it from the word.
+    @inline(__always)
+    static func wantedMember(uniform: Double, none: Double, total: Double, row: UnsafePointer<Double>, count: Int) -> Int {
+        let u = uniform * (none + total)
+        guard u >= none && total > 0 else { return -1 }
+        return invertEnded(u - none, weights: row, count: count)
+    }
+
     /// `RandomStream.inverse(target, weights:)` of the `count` finite weights at
     /// `weights`, which are followed by +∞: u takes the same subtractions in the same
     /// order, and the +∞ ends the loop (u − ∞ < 0) where the general loop checks its

@@ -48,6 +48,19 @@ public final class WorldBuilder {
     /// `stackInterest`'s rows each followed by +∞ (rows of members + 1), for
     /// `invertEnded`; empty when `stackSums` is.
     let stackInterestEnded: [Double]
+    /// A view's wanted member (`wantedMember(uniform:…)`) from its `taus2` word, in
+    /// each row of `stackSums`; no rows when `stackSums` is empty, or when the
+    /// scenario's streams are not `taus2`.
+    let wantedSteps: WordSteps
+    /// A session's widget (`RandomStream.inverse` of u × Σλ over the row's λ; −1 when
+    /// Σλ is 0) from its `taus2` word, in each row of `hourWeekdayInterest`; no rows
+    /// when a widget's interest bursts (sessions are then thinned) or the scenario's
+    /// streams are not `taus2`.
+    let sessionSteps: WordSteps
+    /// The words of a `taus2` stream whose uniform is below `donation_probability`.
+    let donationWords: UInt64
+    /// The same for each widget's `push_fraction`.
+    let pushWords: [UInt64]
     /// Scratch: λ of every widget at one instant.
     @exclusivity(unchecked) var lambda: [Double]
     /// The least F ≥ 1 with λ_w(t) ≤ F · λ̄_w(t) for every widget: 1 without bursts,
@@ -155,6 +168,21 @@ public final class WorldBuilder {
         }
         self.stackInterest = stackInterest
         self.stackSums = stackSums
+        let none = scenario.person.noInterest
+        wantedSteps = stackSums.isEmpty || scenario.generator != .taus2 ? WordSteps() : stackInterestEnded.withUnsafeBufferPointer { rows in
+            WordSteps(rows: stackSums.count, count: members) { r, u in
+                Self.wantedMember(uniform: u, none: none, total: stackSums[r].total, row: rows.baseAddress! + r * (members + 1), count: members)
+            }
+        }
+        let widgets = widgetCount, totals = hourWeekdayTotals
+        sessionSteps = bursts.contains(true) || scenario.generator != .taus2 ? WordSteps() : table.withUnsafeBufferPointer { table in
+            WordSteps(rows: 7 * 24, count: widgets) { r, u in
+                let weights = UnsafeBufferPointer(rebasing: table[r * widgets ..< (r + 1) * widgets])
+                return totals[r] > 0 ? RandomStream.inverse(u * totals[r], weights: weights) : -1
+            }
+        }
+        donationWords = WordSteps.wordsBelow(scenario.person.donationProbability)
+        pushWords = scenario.widgets.map { WordSteps.wordsBelow($0.content.pushFraction) }
         lambda = Array(repeating: 0, count: scenario.widgets.count)
         sessionBurstBound = Self.sessionBurstBound(scenario)
         donations = DonationTargets(scenario.widgets)
