@@ -123,14 +123,17 @@ extension PersonEngine {
         today[.donations] &+= 1
         // The intent reaches the stack only when it matches a configured member.
         let target = Int(session.donatedInstance)
-        let m = target >= 0 ? memberOf[target] : -1
+        guard target >= 0 else { return }
+        // The world draws the donated instance below the widget count (`memberOf`'s).
+        assert(target < memberOf.count, "a donated instance out of range")
+        let m = memberOf.withUnsafeBufferPointer { $0[target] }
         if m >= 0 {
             history.recordDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
             if rankingObserves.contains(.donations) {
                 ranking.observeDonation(member: m, at: t, hour: Int(session.hour), weekday: Int(session.weekday))
             }
         }
-        if target >= 0 { suggestions?.observeDonation(instance: target, at: t) }
+        suggestions?.observeDonation(instance: target, at: t)
     }
 }
 

@@ -137,7 +137,8 @@ public final class StackHistory {
 
     /// Records a donation of `member`'s app (the engine does, before telling the ranking).
     func recordDonation(member m: Int, at time: SimTime, hour: Int, weekday: Int) {
-        countsVersion += 1
+        // At most one change a donation or swipe: no overflow in any run.
+        countsVersion &+= 1
         changed(hour: hour, member: m, swipe: false)
         lastDonationFlat[m] = time
         donationsFlat[m] &+= 1
