@@ -129,6 +129,13 @@ import WidgetSimSampling
 
     /// `wordsBelow(p)`: the uniform of the word below it is below p, that of the word
     /// itself is not (so, by monotony, exactly the words below it draw u < p).
+    /// A guide's counts are bytes: steps are made for at most 255 outcomes, and a world
+    /// builder with more widgets than that draws from the uniforms.
+    @Test func stepsAreMadeOnlyForOutcomesAGuideNumbers() {
+        #expect(WordSteps.numbers(255))
+        #expect(!WordSteps.numbers(256))
+    }
+
     @Test func wordsBelowAProbability() {
         var draws = SystemRandomNumberGenerator()
         let ps: [Double] = [0, -0.5, 1e-300, 0x1p-33, 0x1p-32, 0x1.8p-32, 0.3, 0.5, 0.9, Double(1).nextDown, 1, 1.5]

@@ -24,6 +24,9 @@ struct WordSteps {
     /// A guide's buckets are the words of the same top `guideBits` bits.
     static let guideBits = 8
 
+    /// Whether steps can be made for outcomes −1 to `count` − 1: a guide's counts are bytes.
+    static func numbers(_ count: Int) -> Bool { count <= Int(UInt8.max) }
+
     /// No rows: where the outcomes are drawn from the uniforms instead.
     init() {
         (thresholds, guides, count) = ([], [], 0)
@@ -33,7 +36,7 @@ struct WordSteps {
     /// outcome of a uniform u in row `row`: a draw whose outcome does not decrease as u
     /// grows (each of its steps rounded to nearest, as those of an inversion are).
     init(rows: Int, count n: Int, outcome: (_ row: Int, _ uniform: Double) -> Int) {
-        precondition(n <= Int(UInt8.max), "more outcomes than a guide numbers")
+        precondition(Self.numbers(n), "more outcomes than a guide numbers")
         let end: UInt64 = 1 << 32, buckets = 1 << Self.guideBits
         var thresholds: [UInt64] = [], guides: [UInt8] = []
         thresholds.reserveCapacity(rows * (n + 1))

@@ -169,13 +169,17 @@ public final class WorldBuilder {
         self.stackInterest = stackInterest
         self.stackSums = stackSums
         let none = scenario.person.noInterest
-        wantedSteps = stackSums.isEmpty || scenario.generator != .taus2 ? WordSteps() : stackInterestEnded.withUnsafeBufferPointer { rows in
+        // Steps only where a guide can number the outcomes (a scenario file's stacks and
+        // widgets always can; a scenario built in code may hold more widgets).
+        wantedSteps = stackSums.isEmpty || scenario.generator != .taus2 || !WordSteps.numbers(members)
+            ? WordSteps() : stackInterestEnded.withUnsafeBufferPointer { rows in
             WordSteps(rows: stackSums.count, count: members) { r, u in
                 Self.wantedMember(uniform: u, none: none, total: stackSums[r].total, row: rows.baseAddress! + r * (members + 1), count: members)
             }
         }
         let widgets = widgetCount, totals = hourWeekdayTotals
-        sessionSteps = bursts.contains(true) || scenario.generator != .taus2 ? WordSteps() : table.withUnsafeBufferPointer { table in
+        sessionSteps = bursts.contains(true) || scenario.generator != .taus2 || !WordSteps.numbers(widgets)
+            ? WordSteps() : table.withUnsafeBufferPointer { table in
             WordSteps(rows: 7 * 24, count: widgets) { r, u in
                 let weights = UnsafeBufferPointer(rebasing: table[r * widgets ..< (r + 1) * widgets])
                 return totals[r] > 0 ? RandomStream.inverse(u * totals[r], weights: weights) : -1
