@@ -52,7 +52,7 @@ import WidgetSimKernel
 ///   no reload to the horizon (a tie waits). In the next `nearStretches` the instance's
 ///   own views are weighed by who is on top now (`onTopFactor`: how often an instance
 ///   shown, or not shown, at one of the person's views was shown at the next within
-///   `nearGap`), in V(c) and in the wait alike.
+///   `OnTopOdds.nearGap`), in V(c) and in the wait alike.
 /// - A charged request is granted when the pool allows it and it is worth granting, or on
 ///   the person's first day, before any day to learn from, whenever the pool allows it for
 ///   a push, an instance's first request or within an hour of a stack view (not at night,
@@ -100,17 +100,8 @@ struct PooledSpending {
     private var kin: [Int] = []
     private var lastPush: [SimTime] = []
     private var retrying: [Bool] = []
-    /// Who is on top: each instance's last view, whether it was shown at the person's view
-    /// before the last, and, over pairs of the person's views at most `nearGap` apart, how
-    /// often it was shown at the first (`fromShown`) or not (`fromHidden`), and of those how
-    /// often at the second too (`stay`, `enter`).
-    private var shownAt: [SimTime] = []
-    private var wasShown: [Bool] = []
-    private var previousView: SimTime = .min
-    private var stay: [Double] = []
-    private var fromShown: [Double] = []
-    private var enter: [Double] = []
-    private var fromHidden: [Double] = []
+    /// Who is on top, learned from the person's views.
+    private var onTop = OnTopOdds()
     private var changes: [Double] = []
     private var exposure: [Double] = []
     private var freeReloads: [Double] = []
@@ -144,9 +135,8 @@ struct PooledSpending {
     static let stretchesPerDay = 96
     static let stretches = 2 * stretchesPerDay
     /// Who is on top now weighs the instance's own views in this many stretches from now
-    /// (half an hour), learned from the person's views at most `nearGap` apart.
+    /// (half an hour), learned from the person's views (`OnTopOdds`).
     static let nearStretches = 2
-    static let nearGap = 30 * Milliseconds.minute
 
     init() {}
 
@@ -177,13 +167,7 @@ struct PooledSpending {
         lastRender.resetFlat(count: n, to: .min)
         awaitingRequest.resetFlat(count: n, to: false)
         pushes.resetFlat(count: n, to: 0)
-        shownAt.resetFlat(count: n, to: .min)
-        wasShown.resetFlat(count: n, to: false)
-        previousView = .min
-        stay.resetFlat(count: n, to: 0)
-        fromShown.resetFlat(count: n, to: 0)
-        enter.resetFlat(count: n, to: 0)
-        fromHidden.resetFlat(count: n, to: 0)
+        onTop.reset(instances: n)
         kin.resetFlat(count: n, to: 1)
         lastPush.resetFlat(count: n, to: .min)
         retrying.resetFlat(count: n, to: false)
@@ -270,24 +254,8 @@ struct PooledSpending {
 
     mutating func viewed(_ i: Int, at now: SimTime) {
         ownViews[i * 24 + Self.hour(of: now)] += 1
-        defer { shownAt[i] = now }
+        onTop.viewed(i, at: now)
         guard now != lastView else { return }
-        if lastView != .min {
-            if previousView != .min && lastView - previousView <= Self.nearGap {
-                for j in 0 ..< instances {
-                    let b = shownAt[j] == lastView
-                    if wasShown[j] {
-                        fromShown[j] += 1
-                        if b { stay[j] += 1 }
-                    } else {
-                        fromHidden[j] += 1
-                        if b { enter[j] += 1 }
-                    }
-                }
-            }
-            for j in 0 ..< instances { wasShown[j] = shownAt[j] == lastView }
-            previousView = lastView
-        }
         lastView = now
         let day = DailyViewCounts.day(of: now)
         if viewDays.last != day { viewDays.append(day) }
@@ -503,18 +471,8 @@ struct PooledSpending {
     }
 
     /// How many times its mean share of the person's views `i` is expected to get at the
-    /// next ones, by whether it was shown at the person's last view (within `nearGap`):
-    /// P(shown | shown at the view before) or P(shown | not shown at it), each shrunk
-    /// toward P(shown) with two pseudo-pairs, over P(shown); 1 with no such view or pair.
-    func onTopFactor(_ i: Int, at now: SimTime) -> Double {
-        guard lastView != .min, now - lastView <= Self.nearGap else { return 1 }
-        let pairs = fromShown[i] + fromHidden[i]
-        let p = pairs > 0 ? (stay[i] + enter[i]) / pairs : 0
-        guard p > 0 else { return 1 }
-        let given = shownAt[i] == lastView
-            ? (stay[i] + 2 * p) / (fromShown[i] + 2) : (enter[i] + 2 * p) / (fromHidden[i] + 2)
-        return given / p
-    }
+    /// next ones, by who is on top now (`OnTopOdds.factor`).
+    func onTopFactor(_ i: Int, at now: SimTime) -> Double { onTop.factor(i, at: now) }
 
     /// Views in `hours` (≤ 1) of hour `h` before the instance's next change or free reload.
     private func keptWithin(_ i: Int, hour h: Int, hours: Double) -> Double {
