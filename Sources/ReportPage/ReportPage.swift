@@ -132,10 +132,7 @@ public enum ReportPage {
             guard fd >= 0 else { throw ReportError.cannotWrite(url.path, String(cString: strerror(errno))) }
             descriptors.append(fd)
         }
-        let failures = OutputFolder.flushAtOnce(descriptors)
-        if let k = failures.firstIndex(where: { $0 != 0 }) {
-            throw ReportError.cannotWrite(urls[k].path, String(cString: strerror(failures[k])))
-        }
+        try OutputFolder.flushAtOnce(descriptors, paths: urls.map(\.path))
         OutputFolder.synchronize(charts)
     }
 

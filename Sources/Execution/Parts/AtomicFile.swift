@@ -121,10 +121,7 @@ public final class AtomicFile: @unchecked Sendable {
         let open = files.filter { !$0.flushed }
         for f in open { try f.flush() }
         let durable = open.filter(\.durable)
-        let failures = OutputFolder.flushAtOnce(durable.map(\.handle.fileDescriptor))
-        if let k = failures.firstIndex(where: { $0 != 0 }) {
-            throw ReportError.cannotWrite(durable[k].url.path, String(cString: strerror(failures[k])))
-        }
+        try OutputFolder.flushAtOnce(durable.map(\.handle.fileDescriptor), paths: durable.map(\.url.path))
         for f in open {
             do { try f.handle.close() } catch {
                 throw ReportError.cannotWrite(f.url.path, OutputFolder.reason(error))

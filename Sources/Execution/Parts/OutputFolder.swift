@@ -245,6 +245,15 @@ public enum OutputFolder {
         return Array(results)
     }
 
+    /// `flushAtOnce` of the files at `descriptors`, whose paths are `paths`: throws the
+    /// first failure, in their order, naming its file.
+    public static func flushAtOnce(_ descriptors: [Int32], paths: [String]) throws {
+        let failures = flushAtOnce(descriptors)
+        if let k = failures.firstIndex(where: { $0 != 0 }) {
+            throw ReportError.cannotWrite(paths[k], String(cString: strerror(failures[k])))
+        }
+    }
+
     /// Flushes the folder's entries (the renames just made) to the disk.
     public static func synchronize(_ folder: URL) {
         let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
