@@ -17,6 +17,8 @@ import PackageDescription
 //             a scenario's people written as one
 //   Scenario  scenario files (YAML) turned into model configurations, with located errors
 //   CCRC32C   the processor's CRC-32C instruction, for Execution's checksums
+//   CWriteback  Linux's sync_file_range, for Execution's rows logs (their writing to the disk
+//             started as each block ends, so the report's flush waits for little)
 //   Execution running people in parallel: threads, blocks, totals, part files and their
 //             checksums (what a resume reads back), the run's manifest, the folder lock;
 //             knows no report file. Report writing needs execution's results (`RunResult`,
@@ -79,9 +81,10 @@ let package = Package(
             path: "Sources/Scenario"
         ),
         .target(name: "CCRC32C", path: "Sources/CCRC32C"),
+        .target(name: "CWriteback", path: "Sources/CWriteback"),
         .target(
             name: "WidgetSimExecution",
-            dependencies: ["WidgetSimKernel", "WidgetSimModel", "CCRC32C"],
+            dependencies: ["WidgetSimKernel", "WidgetSimModel", "CCRC32C", "CWriteback"],
             path: "Sources/Execution"
         ),
         .target(

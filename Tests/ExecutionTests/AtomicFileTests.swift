@@ -3,27 +3,28 @@ import Testing
 @testable import WidgetSimExecution
 
 @Suite struct AtomicFileTests {
-    /// Text, then two files appended (one larger than the copy buffer, one empty, one
-    /// of a single byte), then text again: the committed file holds exactly those
-    /// bytes, in that order.
-    @Test func appendedFilesKeepTheirBytesAndOrder() throws {
+    /// A file linked into place holds its source's bytes under the new name, the same
+    /// file on the disk (no copy); abandoned before its commit, it leaves the source and
+    /// no temporary name behind.
+    @Test func aLinkedFileIsItsSourceAndAbandoningItKeepsTheSource() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        func file(_ name: String, _ bytes: [UInt8]) throws -> URL {
-            let url = folder.appendingPathComponent(name)
-            try Data(bytes).write(to: url)
-            return url
+        let source = folder.appendingPathComponent("rows-0.log")
+        let bytes = (0 ..< 100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try Data(bytes).write(to: source)
+        let url = folder.appendingPathComponent("widget_days.csv")
+        let abandoned = try #require(AtomicFile.linking(source, to: url))
+        abandoned.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rows-0.log"])
+        let linked = try #require(AtomicFile.linking(source, to: url))
+        try AtomicFile.finishWriting([linked])
+        try linked.commit()
+        #expect(try [UInt8](Data(contentsOf: url)) == bytes)
+        func inode(_ u: URL) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: u.path)[.systemFileNumber] as? Int)
         }
-        var random = SystemRandomNumberGenerator()
-        let big = (0 ..< (3 << 20) + 12_345).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
-        let sources = [try file("big", big), try file("empty", []), try file("one", [0x2A])]
-        let out = try AtomicFile(folder.appendingPathComponent("out.csv"))
-        try out.write("head\n")
-        for url in sources { try out.append(contentsOf: url) }
-        try out.write("tail\n")
-        try out.commit()
-        let written = try [UInt8](Data(contentsOf: folder.appendingPathComponent("out.csv")))
-        #expect(written == Array("head\n".utf8) + big + [0x2A] + Array("tail\n".utf8))
+        #expect(try inode(url) == inode(source))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["rows-0.log", "widget_days.csv"])
     }
 
     /// Pieces of bytes on either side of the size written without the buffer, between
@@ -93,15 +94,5 @@ import Testing
         #expect(OutputFolder.flushAtOnce([-1]) == [EBADF])
         #expect(OutputFolder.flushAtOnce([open[1]]) == [0])
         #expect(OutputFolder.flushAtOnce([]) == [])
-    }
-
-    @Test func aMissingFileIsNamed() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = try AtomicFile(folder.appendingPathComponent("out.csv"))
-        defer { out.abandon() }
-        let missing = folder.appendingPathComponent("r0-b3.rows")
-        let error = #expect(throws: PartError.self) { try out.append(contentsOf: missing) }
-        #expect(error.map { "\($0)" } == "missing part file \(missing.path)")
     }
 }

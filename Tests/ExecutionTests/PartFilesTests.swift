@@ -84,11 +84,12 @@ import Testing
         let id = BlockID(replication: 1, block: 5)
         let totals = sampleTotals(pairs: 3, days: 4, widgets: 2)
         let url = PartFiles.countsURL(folder, id)
-        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: 24, rowsChecksum: 0xDEAD_BEEF,
+        let range = RowsRange(log: 3, offset: 1_234, bytes: 5_678, count: 24, checksum: 0xDEAD_BEEF)
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: range,
                                                    seconds: 1.25, pairSeconds: [0.5, 0.25, 0.125]), to: url)
         let part = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
         #expect(part.totals == totals)
-        #expect(part.rows == 24 && part.rowsChecksum == 0xDEAD_BEEF)
+        #expect(part.rows == range)
         #expect(part.seconds == 1.25 && part.pairSeconds == [0.5, 0.25, 0.125])
         // The same bytes for another block, or another number of people, are refused by name.
         #expect(throws: PartError.self) {
@@ -101,11 +102,17 @@ import Testing
         } catch {
             #expect("\(error)".contains("its header (replication 1, block 5, pairs 3, days 4, widgets 2, people 3) does not match this run (replication 1, block 5, pairs 3, days 4, widgets 2, people 4)"))
         }
-        // No rows file: rows −1 and no checksum.
-        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: -1, rowsChecksum: nil,
+        // No rows: no range.
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: nil,
                                                    seconds: 0, pairSeconds: [0, 0, 0]), to: url)
         let bare = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
-        #expect(bare.rows == -1 && bare.rowsChecksum == nil)
+        #expect(bare.rows == nil)
+        // A range with some fields and not others is no range: refused as damaged.
+        try AtomicFile.write(PartFiles.countsBytes(id, totals: totals, rows: RowsRange(log: -1, offset: 7, bytes: 9, count: 1, checksum: 2),
+                                                   seconds: 0, pairSeconds: [0, 0, 0]), to: url)
+        #expect(throws: PartError.self) {
+            _ = try PartFiles.readCounts(url, id, pairs: 3, days: 4, widgets: 2, warmupDays: 0, people: 3)
+        }
     }
 
     /// A worker writes every block's counts over one array (`countsBytes(into:)`): each
@@ -124,10 +131,9 @@ import Testing
         for b in blocks {
             let totals = sampleTotals(pairs: b.pairs, days: b.days, widgets: b.widgets)
             let seconds = (0 ..< b.pairs).map { Double($0) / 8 }
-            let fresh = PartFiles.countsBytes(b.id, totals: totals, rows: b.pairs, rowsChecksum: 7, seconds: 2,
-                                              pairSeconds: seconds)
-            PartFiles.countsBytes(b.id, totals: totals, rows: b.pairs, rowsChecksum: 7, seconds: 2, pairSeconds: seconds,
-                                  into: &reused)
+            let range = RowsRange(log: 0, offset: 10, bytes: 100, count: b.pairs, checksum: 7)
+            let fresh = PartFiles.countsBytes(b.id, totals: totals, rows: range, seconds: 2, pairSeconds: seconds)
+            PartFiles.countsBytes(b.id, totals: totals, rows: range, seconds: 2, pairSeconds: seconds, into: &reused)
             // Compared apart: a failed expectation prints both operands, megabytes each.
             let same = reused == fresh
             #expect(same, "block \(b.id): \(reused.count) bytes, fresh \(fresh.count)")
@@ -167,7 +173,7 @@ import Testing
             _ = try PartFiles.readCounts(url, id, pairs: 1, days: 1, widgets: 1, warmupDays: 0, people: 1)
             Issue.record("a format-3 counts file was read")
         } catch {
-            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 5`): run it again")
+            #expect("\(error)" == "damaged part file \(url.path): it was written by another version (`widgetsim-counts 3`, where this one writes `widgetsim-counts 6`): run it again")
         }
     }
 }

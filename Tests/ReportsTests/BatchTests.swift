@@ -177,12 +177,12 @@ import WidgetSimScenario
         #expect(refusal(a)?.contains("was written by WidgetSim 0.0.1") == true)
         try original.write(to: manifestURL, atomically: true, encoding: .utf8)
         #expect(refusal(a) == nil)
-        // A truncated rows file and a truncated counts file.
+        // A truncated rows log and a truncated counts file.
         let parts = URL(fileURLWithPath: a[2]).appendingPathComponent("parts")
-        let rows = parts.appendingPathComponent("r0-b2.rows")
+        let rows = parts.appendingPathComponent("rows-0.log")
         let rowsText = try String(contentsOf: rows, encoding: .utf8)
         try String(rowsText.prefix(rowsText.count / 2)).write(to: rows, atomically: true, encoding: .utf8)
-        #expect(refusal(a)?.contains("truncated") == true)
+        #expect(refusal(a)?.contains("(truncated)") == true)
         try rowsText.write(to: rows, atomically: true, encoding: .utf8)
         let counts = parts.appendingPathComponent("r0-b2.counts")
         let countsBytes = try Data(contentsOf: counts)

@@ -182,7 +182,7 @@ import WidgetSimScenario
         let parts = folder.appendingPathComponent("parts")
         try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
         for b in 0 ..< 40 {
-            try Data(count: 70_000).write(to: parts.appendingPathComponent("r0-b\(b).rows"))
+            try Data(count: 70_000).write(to: parts.appendingPathComponent("r0-b\(b).counts"))
         }
         OutputFolder.removeParts(parts, inBackground: true)
         #expect(!FileManager.default.fileExists(atPath: parts.path))
@@ -318,7 +318,7 @@ import WidgetSimScenario
         let before = try reports(in: folder)
         // A larger run's reports, to be written into the small disk once it is filled.
         let s = try tiny { $0.seed = 5; $0.days = 40 }
-        let assembly = Assembly(result: try Runner(scenario: s).run(), rowsFiles: [])
+        let assembly = Assembly(result: try Runner(scenario: s).run(), rows: [])
         #expect(ReportWriter.daily(assembly.result).utf8.count > 32_768)
         // Fill the disk but for a little room: less than the new report needs.
         var stats = statvfs()
@@ -337,8 +337,8 @@ import WidgetSimScenario
 
     /// The reports are made on several threads (`Assembly.write(to:record:threads:)`):
     /// every file is the one a single thread writes, byte for byte, widget_days.csv
-    /// included; and a block's rows file missing on the disk fails the write on any
-    /// number of threads and leaves neither a report nor a temporary file.
+    /// included; and a rows log missing on the disk fails the write on any number of
+    /// threads and leaves neither a report nor a temporary file.
     @Test func reportsWrittenOnSeveralThreadsAreThoseOfOne() throws {
         let s = try tiny { $0.seed = 9; $0.days = 5 }
         let parts = temporaryFolder()
@@ -347,9 +347,9 @@ import WidgetSimScenario
         runner.partsFolder = parts
         runner.partRows = { _ in WidgetDayRows(s, pairs: s.policyPairs) }
         let result = try runner.run()
-        let rowsFiles = BlockPlan(s).all.map { PartFiles.rowsURL(parts, $0) }
-        #expect(rowsFiles.count > 1)
-        let assembly = Assembly(result: result, rowsFiles: rowsFiles)
+        let ranges = runner.rowsRanges
+        let rows = BlockPlan(s).all.map { (parts: parts, range: ranges[$0]!) }
+        let assembly = Assembly(result: result, rows: rows)
         let manifest = RunManifest(scenarioName: s.name, scenarioPath: "", scenarioText: "", overrides: RunOverrides(),
                                    widgetDays: true, blocksPerReplication: BlockPlan(s).count, shard: nil)
         let record = RunRecord(scenario: s, manifest: manifest, provenance: Provenance(), threads: 1, shards: nil,
@@ -373,8 +373,8 @@ import WidgetSimScenario
             }
             #expect(Set(files.keys) == Set(written[0].keys))
         }
-        // A rows file gone: no report, nothing left behind.
-        try FileManager.default.removeItem(at: rowsFiles[rowsFiles.count / 2])
+        // A rows log gone: no report, nothing left behind.
+        try FileManager.default.removeItem(at: RowsLog.url(parts, rows[rows.count / 2].range.log))
         for threads in [1, 3] {
             let folder = temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -382,5 +382,70 @@ import WidgetSimScenario
             let left = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             #expect(left.isEmpty, "\(threads) threads left \(left)")
         }
+    }
+
+    /// On one thread every block's rows go, in report order, into one log after the
+    /// header: widget_days.csv is that log, linked into place (the same file on the disk),
+    /// and its bytes are those copied from two logs (a run that stopped half way and was
+    /// resumed). A log with anything else in it (a gap, bytes after the last block,
+    /// another header) is copied instead.
+    @Test func aRunOnOneThreadLinksItsLogAsWidgetDays() throws {
+        let s = try tiny { $0.seed = 9; $0.days = 5 }
+        let header = Array(ReportWriter.widgetDaysHeader(Study(single: s)).utf8)
+        let blocks = BlockPlan(s).all
+        #expect(blocks.count > 2)
+        /// The blocks run in `halves` runs one after another, each a runner of its own:
+        /// the whole run's result, and where each block's rows are.
+        func run(halves: Int, into parts: URL) throws -> Assembly {
+            var ranges: [BlockID: RowsRange] = [:]
+            try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
+            for k in 0 ..< halves {
+                let runner = Runner(scenario: s)
+                runner.partsFolder = parts
+                runner.partRows = { _ in WidgetDayRows(s, pairs: s.policyPairs) }
+                runner.partRowsHeader = header
+                _ = try runner.run(blocks: Array(blocks[k * blocks.count / halves ..< (k + 1) * blocks.count / halves]))
+                ranges.merge(runner.rowsRanges) { a, _ in a }
+            }
+            return Assembly(result: try Runner(scenario: s).run(), rows: blocks.map { (parts: parts, range: ranges[$0]!) })
+        }
+        let manifest = RunManifest(scenarioName: s.name, scenarioPath: "", scenarioText: "", overrides: RunOverrides(),
+                                   widgetDays: true, blocksPerReplication: BlockPlan(s).count, shard: nil)
+        func write(_ assembly: Assembly, to folder: URL) throws -> Data {
+            let record = RunRecord(scenario: s, manifest: manifest, provenance: Provenance(), threads: 1, shards: nil,
+                                   started: Date(), finished: Date(), result: assembly.result)
+            try assembly.write(to: folder, record: record)
+            return try Data(contentsOf: folder.appendingPathComponent("widget_days.csv"))
+        }
+        func inode(_ u: URL) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: u.path)[.systemFileNumber] as? Int)
+        }
+        let root = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let one = try run(halves: 1, into: root.appendingPathComponent("parts-1"))
+        let two = try run(halves: 2, into: root.appendingPathComponent("parts-2"))
+        #expect(Set(two.rows.map(\.range.log)) == [0, 1])
+        #expect(WidgetDaysFile.wholeLog(one.rows, header: header) == RowsLog.url(root.appendingPathComponent("parts-1"), 0))
+        #expect(WidgetDaysFile.wholeLog(two.rows, header: header) == nil)
+        let linked = try write(one, to: root.appendingPathComponent("one"))
+        let copied = try write(two, to: root.appendingPathComponent("two"))
+        #expect(linked == copied)
+        #expect(linked.starts(with: header) && linked.count > 10_000)
+        #expect(try inode(root.appendingPathComponent("one/widget_days.csv"))
+                == inode(RowsLog.url(root.appendingPathComponent("parts-1"), 0)))
+
+        var gap = one.rows
+        gap.removeSubrange(1 ... 1)
+        #expect(WidgetDaysFile.wholeLog(gap, header: header) == nil)
+        #expect(WidgetDaysFile.wholeLog(one.rows, header: header + Array("x".utf8)) == nil)
+        var otherHeader = header
+        otherHeader[0] ^= 1
+        #expect(WidgetDaysFile.wholeLog(one.rows, header: otherHeader) == nil)
+        let log = RowsLog.url(root.appendingPathComponent("parts-1"), 0)
+        let handle = try FileHandle(forWritingTo: log)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("tail\n".utf8))
+        try handle.close()
+        #expect(WidgetDaysFile.wholeLog(one.rows, header: header) == nil)
     }
 }

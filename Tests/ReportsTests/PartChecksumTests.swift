@@ -72,12 +72,12 @@ final class Notices: @unchecked Sendable {
         }
         #expect(refusal() == nil)
         let parts = URL(fileURLWithPath: shards[1]).appendingPathComponent("parts")
-        for name in ["r0-b1.counts", "r0-b1.rows"] {
+        for (name, says) in [("r0-b1.counts", "its CRC-32C is "), ("rows-0.log", "the CRC-32C of bytes ")] {
             let url = parts.appendingPathComponent(name)
             let original = try Data(contentsOf: url)
             try changeOneByte(in: url)
             let message = refusal()
-            #expect(message?.hasPrefix("damaged part file \(url.path): its CRC-32C is ") == true, "\(message ?? "merged")")
+            #expect(message?.hasPrefix("damaged part file \(url.path): \(says)") == true, "\(message ?? "merged")")
             #expect(message?.contains("a byte") == true)
             try original.write(to: url)
         }
@@ -105,6 +105,43 @@ final class Notices: @unchecked Sendable {
         #expect(said.first?.hasPrefix("damaged part file \(damaged.path): its CRC-32C is ") == true)
         #expect(said.first?.hasSuffix("running replication 0, block 1 again") == true)
         #expect(result.resumedBlocks == 3)
+        #expect(try reports(in: broken) == reports(in: whole))
+    }
+
+    /// A byte changed in the rows log of an interrupted run: the block whose rows hold it
+    /// is run again (its rows go to a log of the resumed run) and the reports are those
+    /// of a run that was never interrupted.
+    @Test func resumeRunsABlockWhoseRowsChangedAgain() throws {
+        let whole = temporaryFolder(), broken = temporaryFolder()
+        defer { [whole, broken].forEach { try? FileManager.default.removeItem(at: $0) } }
+        let s = try tiny { $0.replications = 2 }
+        _ = try RunJob.execute(s, try options(whole))
+        var interrupted = try options(broken)
+        interrupted.stopAfterBlocks = 5
+        _ = try RunJob.execute(s, interrupted)
+        let parts = broken.appendingPathComponent("parts")
+        let log = parts.appendingPathComponent("rows-0.log")
+        let at = try changeOneByte(in: log)
+        let plan = BlockPlan(s)
+        let identity = PartIdentity(try RunManifest.read(from: parts)).with(seed: s.seed)
+        var hit: BlockID?
+        for id in plan.all.prefix(5) {
+            let part = try PartFiles.readCounts(
+                PartFiles.countsURL(parts, id), id, identity: identity, pairs: s.policyPairs.count, days: s.days,
+                widgets: s.widgets.count, warmupDays: s.warmupDays, people: plan.people(of: id).count)
+            if let range = part.rows, range.offset <= at, at < range.end { hit = id }
+        }
+        let changed = try #require(hit)
+        let notices = Notices()
+        var resumed = try options(broken)
+        resumed.resume = true
+        resumed.notice = { text in notices.add(text) }
+        let result = try #require(finished(try RunJob.execute(s, resumed)))
+        let said = notices.lines
+        #expect(said.count == 1)
+        #expect(said.first?.hasPrefix("damaged part file \(log.path): the CRC-32C of bytes ") == true, "\(said)")
+        #expect(said.first?.hasSuffix("running \(changed) again") == true, "\(said)")
+        #expect(result.resumedBlocks == 4)
         #expect(try reports(in: broken) == reports(in: whole))
     }
 

@@ -90,7 +90,7 @@ import WidgetSimScenario
         resumed.resume = true
         let message = error { _ = try RunJob.execute(try tiny(), resumed) }
         let part = mine.appendingPathComponent("parts/r0-b1.counts").path
-        #expect(message == "cannot resume: the part file \(part) belongs to another run (it was written with seed 8, this run has seed 7); remove it (and its .rows file) to run that block again, or run without --resume and with --force to start over")
+        #expect(message == "cannot resume: the part file \(part) belongs to another run (it was written with seed 8, this run has seed 7); remove it to run that block again, or run without --resume and with --force to start over")
         #expect(FileManager.default.fileExists(atPath: part))
     }
 

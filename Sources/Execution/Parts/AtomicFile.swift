@@ -20,12 +20,41 @@ public final class AtomicFile: @unchecked Sendable {
     public init(_ url: URL, durable: Bool = true) throws {
         self.url = url
         self.durable = durable
-        temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw ReportError.cannotWrite(url.path, "cannot create a file in \(url.deletingLastPathComponent().path)")
+        temporary = Self.temporaryName(url)
+        let fd = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw ReportError.cannotWrite(url.path, "cannot create a file in \(url.deletingLastPathComponent().path) (\(String(cString: strerror(errno))))")
         }
-        handle = try FileHandle(forWritingTo: temporary)
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    private init(url: URL, temporary: URL, handle: FileHandle, durable: Bool) {
+        self.url = url
+        self.temporary = temporary
+        self.handle = handle
+        self.durable = durable
+    }
+
+    /// The file `source`, whole, to be renamed into place as `url`: linked under the
+    /// temporary name (no byte copied), so that `commit` puts it in place and `abandon`
+    /// leaves `source` as it was. Nil when the file system cannot link it there (another
+    /// file system, say): the caller copies it instead.
+    public static func linking(_ source: URL, to url: URL, durable: Bool = true) -> AtomicFile? {
+        let temporary = temporaryName(url)
+        unlink(temporary.path)
+        guard link(source.path, temporary.path) == 0 else { return nil }
+        let fd = Glibc.open(temporary.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            unlink(temporary.path)
+            return nil
+        }
+        return AtomicFile(url: url, temporary: temporary, handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true),
+                          durable: durable)
+    }
+
+    static func temporaryName(_ url: URL) -> URL {
+        url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
     }
 
     public func write(_ text: String) throws {

@@ -1,53 +1,52 @@
 import Foundation
 import WidgetSimModel
 
-/// The parts of a run: one pair of files per finished block in a `parts/` folder,
-/// written under temporary names and renamed when complete.
+/// The parts of a run in a `parts/` folder: a counts file per finished block, written
+/// under a temporary name and renamed when complete, and the rows logs (`RowsLog`).
 ///
-/// - `<stem>.rows`: the block's `widget_days.csv` rows (no header), when asked for;
 /// - `<stem>.counts`: the block's totals per policy pair, written last, so a block is
-///   finished exactly when its counts file exists.
+///   finished exactly when its counts file exists;
+/// - `rows-<n>.log`: when asked for, the blocks' `widget_days.csv` rows, each block's
+///   in one range of the log of the worker that ran it, as its counts file records.
 ///
 /// Counts format (binary, written once and read back without parsing text): the line
-/// `widgetsim-counts 5` and a line break, then little-endian fields:
+/// `widgetsim-counts 6` and a line break, then little-endian fields:
 ///
 ///     Int64    length: every byte of the file, this field and the checksum included
 ///     UInt64×3 the run's identity (`PartIdentity`): seed, scenario fingerprint,
 ///              overrides fingerprint
 ///     UInt8×16 the version of WidgetSim that wrote it, in UTF-8, padded with zeros
-///     Int64 ×9 point, replication, block, pairs P, days D, widgets W, people N, rows R,
-///              rows checksum C (−1 when none)
+///     Int64 ×12 point, replication, block, pairs P, days D, widgets W, people N, then
+///              the rows' range (`RowsRange`): rows R, their checksum C, log L, offset O,
+///              bytes B (all five −1 when the block wrote no rows)
 ///     Float64  block seconds, then the seconds of each of the P pairs
 ///     per pair: Int64 × D·|PersonCounter|, × D·W·|WidgetCounter|, × D·|RefusalReason|,
 ///              × D·|MissedViewReason| (each in declaration order, day by day), then
 ///              Int64 H and the H counts of the reload histogram
 ///     UInt32   the CRC-32C of every byte before it
 ///
-/// where R is the number of rows in the rows file, or −1 when none was written; C the
-/// CRC-32C of the rows file's bytes; `seconds` the wall time the block took on its
-/// thread (world generation and part writing included) and the time each pair's
-/// simulation took in it. A changed byte anywhere in either file makes its checksum
-/// differ; a truncated file is shorter than its recorded length. A part of another run
+/// where R is the number of rows the block wrote, C the CRC-32C of their bytes, which
+/// are bytes O to O + B of log L; `seconds` the wall time the block took on its thread
+/// (world generation and part writing included) and the time each pair's simulation
+/// took in it. A changed byte anywhere in a counts file or a block's range of its log
+/// makes a checksum differ; a truncated file is shorter than its recorded length. A part of another run
 /// (another seed, scenario file, options or version, or another block's file under
 /// this one's name) has a valid checksum but another identity, and is refused as a
 /// stranger (`PartError.foreign`), never merged.
 public enum PartFiles {
-    static let magic = Array("widgetsim-counts 5\n".utf8)
+    static let magic = Array("widgetsim-counts 6\n".utf8)
     static let versionBytes = 16
 
     public static func countsURL(_ folder: URL, _ id: BlockID) -> URL {
         folder.appendingPathComponent("\(id.stem).counts")
     }
-    public static func rowsURL(_ folder: URL, _ id: BlockID) -> URL {
-        folder.appendingPathComponent("\(id.stem).rows")
-    }
 
     /// The counts file of one finished block, its length and checksum included.
-    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: Int,
-                            rowsChecksum: UInt32?, seconds: Double, pairSeconds: [Double]) -> [UInt8] {
+    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: RowsRange?,
+                            seconds: Double, pairSeconds: [Double]) -> [UInt8] {
         var bytes: [UInt8] = []
-        countsBytes(id, identity: identity, totals: totals, rows: rows, rowsChecksum: rowsChecksum, seconds: seconds,
-                    pairSeconds: pairSeconds, into: &bytes)
+        countsBytes(id, identity: identity, totals: totals, rows: rows, seconds: seconds, pairSeconds: pairSeconds,
+                    into: &bytes)
         return bytes
     }
 
@@ -55,14 +54,14 @@ public enum PartFiles {
     /// a worker that passes the same array block after block allocates it once, where a
     /// new array of a few MB for every block is memory the process maps and faults in
     /// afresh (and unmaps, which stops every thread of the process a moment).
-    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: Int,
-                            rowsChecksum: UInt32?, seconds: Double, pairSeconds: [Double], into bytes: inout [UInt8]) {
+    static func countsBytes(_ id: BlockID, identity: PartIdentity = PartIdentity(), totals: [PairTotals], rows: RowsRange?,
+                            seconds: Double, pairSeconds: [Double], into bytes: inout [UInt8]) {
         let t0 = totals[0]
         var out = CountsWriter(bytes: bytes)
         bytes = []
         defer { bytes = out.bytes }
         out.bytes.removeAll(keepingCapacity: true)
-        var size = magic.count + 8 * (14 + pairSeconds.count) + versionBytes + 4
+        var size = magic.count + 8 * (17 + pairSeconds.count) + versionBytes + 4
         for t in totals {
             size += 8 * (t.person.count + t.widget.count + t.refusals.count + t.missedViews.count + 1
                          + t.reloadHistogram.count + t.refusalsByWidget.count + t.missedByWidget.count)
@@ -72,8 +71,12 @@ public enum PartFiles {
         out.int(0)  // the length, set below
         for v in [identity.seed, identity.scenario, identity.overrides] { out.int(Int64(bitPattern: v)) }
         out.bytes += identity.versionField
-        for v in [id.point, id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people, rows] { out.int(Int64(v)) }
-        out.int(rowsChecksum.map { Int64($0) } ?? -1)
+        for v in [id.point, id.replication, id.block, totals.count, t0.days, t0.widgets, t0.people] { out.int(Int64(v)) }
+        if let r = rows {
+            for v in [r.count, Int(r.checksum), r.log, r.offset, r.bytes] { out.int(Int64(v)) }
+        } else {
+            for _ in 0 ..< 5 { out.int(-1) }
+        }
         out.double(seconds)
         for s in pairSeconds { out.double(s) }
         for t in totals {
@@ -107,9 +110,9 @@ public enum PartFiles {
         guard bytes.starts(with: magic) else {
             let first = bytes.prefix(64).firstIndex(of: 0x0A).map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? ""
             if first.hasPrefix("widgetsim-counts ") {
-                throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 5`): run it again")
+                throw damaged("it was written by another version (`\(first)`, where this one writes `widgetsim-counts 6`): run it again")
             }
-            throw damaged("it does not start with `widgetsim-counts 5`")
+            throw damaged("it does not start with `widgetsim-counts 6`")
         }
         var read = CountsReader(bytes: bytes, at: magic.count)
         guard bytes.count >= magic.count + 8 + 4, let recorded = read.int() else {
@@ -137,7 +140,7 @@ public enum PartFiles {
                                  version: String(decoding: version.prefix { $0 != 0 }, as: UTF8.self))
         if let why = found.difference(from: identity) { throw PartError.foreign(url.path, why) }
         var head: [Int64] = []
-        for _ in 0 ..< 9 {
+        for _ in 0 ..< 12 {
             guard let v = read.int() else { throw damaged("its header is cut short") }
             head.append(v)
         }
@@ -147,7 +150,9 @@ public enum PartFiles {
         }
         head.removeFirst()
         let expected: [Int64] = [id.replication, id.block, pairs, days, widgets, people].map { Int64($0) }
-        guard Array(head[0 ..< 6]) == expected, head[6] >= -1, head[7] >= -1, head[7] <= Int64(UInt32.max) else {
+        let range = head[6 ..< 11]
+        let rowsReadable = range.allSatisfy { $0 == -1 } || (range.allSatisfy { $0 >= 0 } && head[7] <= Int64(UInt32.max))
+        guard Array(head[0 ..< 6]) == expected, rowsReadable else {
             let names = ["replication", "block", "pairs", "days", "widgets", "people"]
             let found = zip(names, head).map { "\($0) \($1)" }.joined(separator: ", ")
             let wanted = zip(names, expected).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -176,40 +181,24 @@ public enum PartFiles {
         guard read.offset == body else {
             throw damaged("it has \(body - read.offset) bytes after its last pair's counts")
         }
-        return BlockPart(
-            totals: totals, rows: Int(head[6]), rowsChecksum: head[7] < 0 ? nil : UInt32(head[7]),
-            seconds: blockSeconds, pairSeconds: pairSeconds)
+        let rows = head[6] < 0 ? nil : RowsRange(log: Int(head[8]), offset: Int(head[9]), bytes: Int(head[10]),
+                                                count: Int(head[6]), checksum: UInt32(head[7]))
+        return BlockPart(totals: totals, rows: rows, seconds: blockSeconds, pairSeconds: pairSeconds)
     }
 
-    /// Checks a block's rows file against what its counts file records: its number of
-    /// lines and its CRC-32C.
-    public static func checkRows(_ url: URL, of part: BlockPart) throws {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw PartError.missing(url.path) }
-        defer { try? handle.close() }
-        var lines = 0
-        var crc = CRC32C()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            lines += chunk.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-            chunk.withUnsafeBytes { crc.update($0) }
-        }
-        guard lines == part.rows else {
-            throw PartError.damaged(url.path, "it has \(lines) rows where its counts file records \(part.rows) (truncated)")
-        }
-        guard let recorded = part.rowsChecksum else {
-            throw PartError.damaged(url.path, "its counts file records no checksum for it")
-        }
-        guard crc.value == recorded else {
-            throw PartError.damaged(url.path, "its CRC-32C is \(CRC32C.hex(crc.value)) where its counts file records \(CRC32C.hex(recorded)): a byte changed")
-        }
+    /// Checks a block's rows against what its counts file records (`RowsLog.read`): the
+    /// block must have rows in `folder`'s logs.
+    public static func checkRows(in folder: URL, of part: BlockPart, counts: URL) throws {
+        guard let rows = part.rows else { throw PartError.damaged(counts.path, "it records no widget_days rows") }
+        try RowsLog.read(rows, in: folder)
     }
 }
 
 /// One finished block as its counts file records it.
 public struct BlockPart {
     public var totals: [PairTotals]
-    /// Rows in the block's rows file, or −1 when it has none.
-    public var rows: Int
-    public var rowsChecksum: UInt32?
+    /// Where its widget_days rows are; nil when it wrote none.
+    public var rows: RowsRange?
     /// Wall time the block took on its thread, and each pair's simulation in it.
     public var seconds: Double
     public var pairSeconds: [Double]

@@ -115,6 +115,12 @@ public final class Runner: @unchecked Sendable {
     /// point's index, the format of its rows (`widget_days.csv`'s, which the report
     /// layer formats and later joins). Nil: blocks write no rows.
     public var partRows: ((_ point: Int) -> any PartRowFormat)?
+    /// The first bytes of every rows log (`RowsLog`): the header of the file the rows
+    /// are joined into.
+    public var partRowsHeader: [UInt8] = []
+    /// Where the rows of each block this runner finished are (`partRows`).
+    public var rowsRanges: [BlockID: RowsRange] { ranges.withLock { $0 } }
+    private let ranges = Locked([BlockID: RowsRange]())
     /// The run written into each part's header (the seed is each point's own).
     public var partIdentity = PartIdentity()
     /// Called as blocks finish, from worker threads.
@@ -177,9 +183,12 @@ public final class Runner: @unchecked Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         let workers = trace == nil ? min(threads, max(1, blocks.count)) : 1
         let formatters = partRows.map { format in points.indices.map(format) }
+        // Each worker's rows go to a log of its own, numbered after the folder's logs.
+        let firstLog = partsFolder.map(RowsLog.firstFree) ?? 0
 
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
             do {
+                var log: RowsLog?
                 // The point whose world builder and engines this worker holds.
                 var current = -1
                 var builder: WorldBuilder?
@@ -236,13 +245,14 @@ public final class Runner: @unchecked Sendable {
                     var totals = Array(repeating: empty[k], count: pairs[k].count)
                     for engine in engines { engine.resetReasonsByWidget() }
                     var blockSeconds = Array(repeating: 0.0, count: pairs[k].count)
-                    var rowsFile: AtomicFile?
+                    var rowsFile: RowsLog?
                     var rowsChecksum = CRC32C()
                     var rows = 0
                     if formatters != nil, let folder = self.partsFolder {
-                        rowsFile = try AtomicFile(PartFiles.rowsURL(folder, id), durable: false)
+                        if log == nil { log = try RowsLog(in: folder, index: firstLog + worker, header: self.partRowsHeader) }
+                        rowsFile = log
                     }
-                    defer { rowsFile?.abandon() }
+                    let rowsStart = rowsFile?.length ?? 0
                     var blockEvents: Int64 = 0
                     var stopped = false
                     for person in self.plan.people(of: id) {
@@ -297,13 +307,17 @@ public final class Runner: @unchecked Sendable {
                         rowBytes.removeAll()
                     }
                     if let folder = self.partsFolder {
-                        try rowsFile?.commit()
+                        let range = rowsFile.map {
+                            RowsRange(log: $0.index, offset: rowsStart, bytes: $0.length - rowsStart, count: rows,
+                                      checksum: rowsChecksum.value)
+                        }
                         let wall = Double(DispatchTime.now().uptimeNanoseconds - blockStart) / 1e9
                         PartFiles.countsBytes(
-                            id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: rowsFile == nil ? -1 : rows,
-                            rowsChecksum: rowsFile == nil ? nil : rowsChecksum.value,
+                            id, identity: self.partIdentity.with(seed: s.seed), totals: totals, rows: range,
                             seconds: wall, pairSeconds: blockSeconds, into: &countsBytes)
                         try AtomicFile.write(countsBytes, to: PartFiles.countsURL(folder, id), durable: false)
+                        if let range { self.ranges.withLock { $0[id] = range } }
+                        rowsFile?.startWriteback()
                     }
                     let progress: RunProgress = shared.withLock { st in
                         for p in 0 ..< pairs[k].count { st.totals[k][id.replication][p].add(totals[p]) }

@@ -180,17 +180,16 @@ public enum RunJob {
                     countsURL, id, identity: identity.with(seed: s.seed), pairs: s.policyPairs.count, days: s.days,
                     widgets: s.widgets.count, warmupDays: s.warmupDays,
                     people: plan.people(of: id).count)
-                if options.widgetDays { try PartFiles.checkRows(PartFiles.rowsURL(parts, id), of: part) }
+                if options.widgetDays { try PartFiles.checkRows(in: parts, of: part, counts: countsURL) }
                 earlier[id] = part
             } catch PartError.foreign(let path, let why) {
                 throw RunRefusal("""
                     cannot resume: the part file \(path) belongs to another run (\(why)); remove it \
-                    (and its .rows file) to run that block again, or run without --resume and with --force to start over
+                    to run that block again, or run without --resume and with --force to start over
                     """)
             } catch {
                 options.notice?("\(error); running \(id) again")
                 try? FileManager.default.removeItem(at: countsURL)
-                try? FileManager.default.removeItem(at: PartFiles.rowsURL(parts, id))
                 todo.append(id)
             }
         }
@@ -202,6 +201,7 @@ public enum RunJob {
                 let s = study.points[k].scenario
                 return WidgetDayRows(s, pairs: s.policyPairs, study: ReportWriter.studyFields(study, point: k), runID: identity.runID)
             }
+            runner.partRowsHeader = Array(ReportWriter.widgetDaysHeader(study).utf8)
         }
         runner.partIdentity = identity
         runner.onProgress = options.progress
@@ -249,8 +249,12 @@ public enum RunJob {
             if results[k].replications == 1 { results[k].blockTotals[id.block] = part.totals }
         }
         setTimes()
-        let rowsFiles = options.widgetDays ? wanted.sorted().map { PartFiles.rowsURL(parts, $0) } : []
-        let assembled = Assembly(study: study, results: results, rowsFiles: rowsFiles)
+        let ranges = runner.rowsRanges
+        let rows: [(parts: URL, range: RowsRange)] = options.widgetDays ? try wanted.sorted().map { id in
+            guard let range = ranges[id] ?? earlier[id]?.rows else { throw PartError.missing(PartFiles.countsURL(parts, id).path) }
+            return (parts, range)
+        } : []
+        let assembled = Assembly(study: study, results: results, rows: rows)
         let record = RunRecord(
             scenario: study.first, manifest: manifest, provenance: options.provenance, threads: options.threads,
             shards: nil, started: started, finished: Date(), results: assembled.results, study: study)

@@ -9,18 +9,19 @@ public struct Assembly {
     public var study: Study
     /// One result per study point, in point order.
     public var results: [RunResult]
-    /// The rows files of every block, in report order (empty without widget_days).
-    var rowsFiles: [URL]
+    /// Where every block's widget_days rows are, in report order: its parts folder and
+    /// its range of one of that folder's rows logs (empty without widget_days).
+    var rows: [(parts: URL, range: RowsRange)]
 
-    init(study: Study, results: [RunResult], rowsFiles: [URL]) {
+    init(study: Study, results: [RunResult], rows: [(parts: URL, range: RowsRange)]) {
         self.study = study
         self.results = results
-        self.rowsFiles = rowsFiles
+        self.rows = rows
     }
 
     /// A plain run's reports.
-    init(result: RunResult, rowsFiles: [URL]) {
-        self.init(study: Study(single: result.scenario), results: [result], rowsFiles: rowsFiles)
+    init(result: RunResult, rows: [(parts: URL, range: RowsRange)]) {
+        self.init(study: Study(single: result.scenario), results: [result], rows: rows)
     }
 
     /// The first point's result (a plain run's).
@@ -55,7 +56,7 @@ public struct Assembly {
         var pairSeconds = pairs.map { Array(repeating: 0.0, count: $0.count) }
         var recorded = 0.0
         var blockCount = 0
-        var rows: [(BlockID, URL)] = []
+        var rows: [(BlockID, URL, RowsRange)] = []
         for (parts, blocks) in folders {
             for id in blocks {
                 let k = id.point
@@ -64,8 +65,8 @@ public struct Assembly {
                 let part = try PartFiles.readCounts(
                     url, id, identity: identity.with(seed: s.seed), pairs: pairs[k].count, days: s.days,
                     widgets: s.widgets.count, warmupDays: s.warmupDays, people: plan.people(of: id).count)
-                if (part.rows >= 0) != widgetDays {
-                    throw PartError.foreign(url.path, part.rows >= 0
+                if (part.rows != nil) != widgetDays {
+                    throw PartError.foreign(url.path, part.rows != nil
                         ? "it has widget_days rows, where the manifest records a run without them"
                         : "it has no widget_days rows, where the manifest records a run with them")
                 }
@@ -76,10 +77,9 @@ public struct Assembly {
                 if s.replications == 1 { blockTotals[k][id.block] = part.totals }
                 recorded += part.seconds
                 blockCount += 1
-                if widgetDays {
-                    let rowsURL = PartFiles.rowsURL(parts, id)
-                    try PartFiles.checkRows(rowsURL, of: part)
-                    rows.append((id, rowsURL))
+                if let range = part.rows {
+                    try RowsLog.read(range, in: parts)
+                    rows.append((id, parts, range))
                 }
             }
         }
@@ -91,7 +91,7 @@ public struct Assembly {
             r.recordedSeconds = recorded
             return r
         }
-        return Assembly(study: study, results: results, rowsFiles: rows.sorted { $0.0 < $1.0 }.map(\.1))
+        return Assembly(study: study, results: results, rows: rows.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) })
     }
 
     /// Writes summary.csv, daily.csv, comparison.csv, batches.csv (one replication),
@@ -127,15 +127,15 @@ public struct Assembly {
                 { ExploreReports.tables(results, study: study) },
             ],
             first: 3, folder: folder, runID: record.runId ?? PartIdentity().runID,
-            days: rowsFiles.isEmpty ? nil : try AtomicFile(folder.appendingPathComponent("widget_days.csv")),
-            daysHeader: ReportWriter.widgetDaysHeader(study), rowsFiles: rowsFiles)
-        defer { jobs.days?.abandon() }
+            days: rows.isEmpty ? nil : try WidgetDaysFile(rows, header: ReportWriter.widgetDaysHeader(study),
+                                                      url: folder.appendingPathComponent("widget_days.csv")))
+        defer { jobs.days?.file.abandon() }
         try jobs.run(threads: threads)
         for table in jobs.made.joined() {
             files.append(table.file)
             schemas.append(table.schema)
         }
-        if let days = jobs.days {
+        if let days = jobs.days?.file {
             files.append(days)
             schemas.append(ReportWriter.widgetDaysSchema(study))
         }
@@ -163,7 +163,7 @@ public struct Assembly {
 
 /// The work of `Assembly.write` before schema.json and run.json: each table maker's
 /// tables made, formatted and written to their files (each maker's in its own slot, in
-/// the order written), and widget_days.csv put together from the blocks' rows files.
+/// the order written), and widget_days.csv put together from the blocks' rows.
 /// Shared by the threads that do it: each job writes only its own slot (or `days`), and
 /// the jobs are handed out under `lock`. Files not yet committed are removed when their
 /// `AtomicFile`s go (`abandon`).
@@ -174,24 +174,19 @@ private final class AssemblyJobs: @unchecked Sendable {
     let order: [Int]
     let folder: URL
     let runID: String
-    let days: AtomicFile?
-    let daysHeader: String
-    let rowsFiles: [URL]
+    let days: WidgetDaysFile?
     /// Each maker's tables as written: their files (not yet committed) and schemas.
     let made: UnsafeMutableBufferPointer<[(file: AtomicFile, schema: FileSchema)]>
     private var failure: (any Error)?
     private let lock = NSLock()
     private var next = 0
 
-    init(makers: [() -> [Table]], first: Int, folder: URL, runID: String, days: AtomicFile?, daysHeader: String,
-         rowsFiles: [URL]) {
+    init(makers: [() -> [Table]], first: Int, folder: URL, runID: String, days: WidgetDaysFile?) {
         self.makers = makers
         order = [first, makers.count] + makers.indices.filter { $0 != first }
         self.folder = folder
         self.runID = runID
         self.days = days
-        self.daysHeader = daysHeader
-        self.rowsFiles = rowsFiles
         made = .allocate(capacity: makers.count)
         made.initialize(repeating: [])
     }
@@ -226,9 +221,7 @@ private final class AssemblyJobs: @unchecked Sendable {
     private func run(_ job: Int) {
         do {
             if job == makers.count {
-                guard let days else { return }
-                try days.write(daysHeader)
-                for url in rowsFiles { try days.append(contentsOf: url) }
+                try days?.copyRows()
                 return
             }
             for table in makers[job]().map({ $0.withRunID(runID) }) {
@@ -238,6 +231,56 @@ private final class AssemblyJobs: @unchecked Sendable {
             }
         } catch {
             lock.withLock { if failure == nil { failure = error } }
+        }
+    }
+}
+
+/// widget_days.csv: its header, then every block's rows in report order. When the rows
+/// are one rows log, whole and in order from just after its header (a run on one
+/// thread), the file is that log, linked into place; otherwise the header is written
+/// and each block's range copied from its log, checked against its counts file's
+/// checksum on the way (`copyRows`).
+final class WidgetDaysFile {
+    let file: AtomicFile
+    /// The ranges to copy, in order; empty when the file is a log.
+    private let copies: [(parts: URL, range: RowsRange)]
+    private let header: [UInt8]
+
+    init(_ rows: [(parts: URL, range: RowsRange)], header: String, url: URL) throws {
+        self.header = Array(header.utf8)
+        if let log = Self.wholeLog(rows, header: self.header), let linked = AtomicFile.linking(log, to: url) {
+            file = linked
+            copies = []
+        } else {
+            file = try AtomicFile(url)
+            copies = rows
+        }
+    }
+
+    /// The log that holds exactly `header` and `rows`, in order, and nothing else; nil
+    /// when there is none.
+    static func wholeLog(_ rows: [(parts: URL, range: RowsRange)], header: [UInt8]) -> URL? {
+        guard let first = rows.first, first.range.offset == header.count else { return nil }
+        var end = first.range.offset
+        for (parts, range) in rows {
+            guard parts == first.parts, range.log == first.range.log, range.offset == end else { return nil }
+            end = range.end
+        }
+        let url = RowsLog.url(first.parts, first.range.log)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              (attributes[.size] as? NSNumber)?.intValue == end,
+              let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: header.count), [UInt8](start) == header else { return nil }
+        return url
+    }
+
+    /// Writes the header and copies the ranges (nothing when the file is a log).
+    func copyRows() throws {
+        guard !copies.isEmpty else { return }
+        try file.write(header)
+        for (parts, range) in copies {
+            try RowsLog.read(range, in: parts) { try self.file.write($0) }
         }
     }
 }
