@@ -409,9 +409,13 @@ struct PooledSpending {
                                 views: views.baseAddress! + s, own: own.baseAddress! + s, change: change.baseAddress! + s,
                                 free: free.baseAddress! + s, value: UnsafePointer(value.baseAddress! + v), theta: theta)
                             value[v + n] = 0
-                            for k in stride(from: n - 1, through: first, by: -1) {
-                                value[v + k] = table.leastAfterReload(at: k, extra: 0, near: k, cutoff: cutoff)
+                            // `cutoff` a constant in each loop.
+                            @inline(__always) func fill(cutoff: Bool) {
+                                for k in stride(from: n - 1, through: first, by: -1) {
+                                    value[v + k] = table.leastAfterReload(at: k, extra: 0, near: k, cutoff: cutoff)
+                                }
                             }
+                            if cutoff { fill(cutoff: true) } else { fill(cutoff: false) }
                         }
                     }
                 }
@@ -563,8 +567,10 @@ struct PooledSpending {
                                     valueNow = table.leastAfterReload(at: c, extra: extra, near: near, cutoff: cutoff)
                                 }
                             }
-                            return table.waitingIsNoWorse(
-                                from: c, extra: extra, near: near, fresh0: fresh0, reloadNow: theta + valueNow, cutoff: cutoff)
+                            let reloadNow = theta + valueNow
+                            return cutoff
+                                ? table.waitingIsNoWorse(from: c, extra: extra, near: near, fresh0: fresh0, reloadNow: reloadNow, cutoff: true)
+                                : table.waitingIsNoWorse(from: c, extra: extra, near: near, fresh0: fresh0, reloadNow: reloadNow, cutoff: false)
                         }
                     }
                 }
