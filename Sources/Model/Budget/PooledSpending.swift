@@ -130,9 +130,9 @@ struct PooledSpending {
     private var value: [Double] = []
     private var planTheta: [Double] = []
     private var plannedFrom: [Int] = []
-    /// V(now) on the views weighed by who is on top, for the instance's last such request
-    /// since its plan: its stretch (−1: none), the factor's excess over 1 and the value.
-    /// A poll in the same stretch with the same factor reads the same tables.
+    /// V(now) of the instance's last request since its plan (on the views weighed by who
+    /// is on top): its stretch (−1: none), the factor's excess over 1 and the value. A poll
+    /// in the same stretch with the same factor reads the same tables.
     private var nowStretch: [Int] = []
     private var nowExtra: [Double] = []
     private var nowValue: [Double] = []
