@@ -80,8 +80,8 @@ private extension BudgetSplitMix64 {
     /// On 400 random tables, the plan's V with its loops cut short is the full loops' V,
     /// bit for bit at every stretch; so is V(now) on the views weighed by who is on top
     /// (factors from 0 to 4), and the wait's verdict against a reload at V(now) and at
-    /// prices near the tie. The cut-offs are reached: in most tables the price is high
-    /// enough for some V to stop at the cost of a reload.
+    /// prices near the tie. The prices span both sides of V: in many tables some V is
+    /// below θ, so a later reload's cost + θ soon passes the best and the cut-off is taken.
     @Test func theLoopsCutShortGiveTheFullLoopsValues() {
         var random = BudgetSplitMix64(seed: 20261128)
         var waits = 0, reloads = 0, farFromReload = 0
