@@ -130,6 +130,17 @@ struct PooledSpending {
     private var value: [Double] = []
     private var planTheta: [Double] = []
     private var plannedFrom: [Int] = []
+    /// V(now) of the instance's last request since its plan (on the views weighed by who
+    /// is on top): its stretch (−1: none), the factor's excess over 1 and the value. A poll
+    /// in the same stretch with the same factor reads the same tables.
+    private var nowStretch: [Int] = []
+    private var nowExtra: [Double] = []
+    private var nowValue: [Double] = []
+    /// Whether the plan and the request take their exact shortcuts: the loops cut short
+    /// where no later stretch can change the outcome, and V(now) read from the plan or
+    /// from the last request where its views are the same. Off, every value is worked
+    /// out in full (the shortcuts' tests compare the two).
+    var shortcuts = true
 
     /// Stretches of a day in the plan, and of the doubled day it looks over.
     static let stretchesPerDay = 96
@@ -192,6 +203,9 @@ struct PooledSpending {
         value.resetFlat(count: n * (Self.stretches + 1), to: 0)
         planTheta.resetFlat(count: n, to: -1)
         plannedFrom.resetFlat(count: n, to: 0)
+        nowStretch.resetFlat(count: n, to: -1)
+        nowExtra.resetFlat(count: n, to: 0)
+        nowValue.resetFlat(count: n, to: 0)
     }
 
     // MARK: - The shadow ios_like
@@ -384,23 +398,24 @@ struct PooledSpending {
     /// later stretches, and the day's later requests only later ones (an instance that
     /// does not ask is not planned).
     private mutating func plan(_ i: Int, from first: Int) {
-        let n = Self.stretches, theta = theta
+        let n = Self.stretches, theta = theta, cutoff = shortcuts
         let s = i * n, v = i * (n + 1)
         stretchViews.withUnsafeBufferPointer { views in
-            changeFactor.withUnsafeBufferPointer { change in
-                freeFactor.withUnsafeBufferPointer { free in
-                    value.withUnsafeMutableBufferPointer { value in
-                        value[v + n] = 0
-                        for k in stride(from: n - 1, through: first, by: -1) {
-                            var fresh = 1.0, kept = 1.0, cost = 0.0
-                            var best = Double.infinity
-                            for l in k ..< n {
-                                cost += Self.staleViews(views[s + l], change[s + l], free[s + l], fresh: &fresh, kept: &kept)
-                                best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
-                                // Every later choice costs at least `cost`.
-                                if cost >= best { break }
+            stretchOwnViews.withUnsafeBufferPointer { own in
+                changeFactor.withUnsafeBufferPointer { change in
+                    freeFactor.withUnsafeBufferPointer { free in
+                        value.withUnsafeMutableBufferPointer { value in
+                            let table = Self.Stretches(
+                                views: views.baseAddress! + s, own: own.baseAddress! + s, change: change.baseAddress! + s,
+                                free: free.baseAddress! + s, value: UnsafePointer(value.baseAddress! + v), theta: theta)
+                            value[v + n] = 0
+                            // `cutoff` a constant in each loop.
+                            @inline(__always) func fill(cutoff: Bool) {
+                                for k in stride(from: n - 1, through: first, by: -1) {
+                                    value[v + k] = table.leastAfterReload(at: k, extra: 0, near: k, cutoff: cutoff)
+                                }
                             }
-                            value[v + k] = best
+                            if cutoff { fill(cutoff: true) } else { fill(cutoff: false) }
                         }
                     }
                 }
@@ -408,6 +423,103 @@ struct PooledSpending {
         }
         planTheta[i] = theta
         plannedFrom[i] = first
+        nowStretch[i] = -1
+    }
+
+    /// One instance's plan tables over the doubled day, from its first stretch: the views
+    /// (ν + `own_weight` · ν_i per stretch), its own weighted views, the factors of the
+    /// change and free-reload hazards, V (`stretches` + 1 values, V at the horizon 0) and θ.
+    struct Stretches {
+        let views: UnsafePointer<Double>
+        let own: UnsafePointer<Double>
+        let change: UnsafePointer<Double>
+        let free: UnsafePointer<Double>
+        let value: UnsafePointer<Double>
+        let theta: Double
+
+        /// The views of stretch `l` with the instance's own weighed by 1 + `extra`.
+        @inline(__always) func weighted(_ l: Int, extra: Double) -> Double { max(0, views[l] + extra * own[l]) }
+
+        /// The stale views of stretch `l` (`staleViews`), on `views`.
+        @inline(__always) func stale(_ l: Int, _ views: Double, fresh: inout Double, kept: inout Double) -> Double {
+            PooledSpending.staleViews(views, change[l], free[l], fresh: &fresh, kept: &kept)
+        }
+
+        /// After a reload at stretch k's start, the least over the later reloads of the
+        /// expected stale views to the horizon plus θ per reload: V(k), on the own views
+        /// weighed by 1 + `extra` before stretch `near` (k ≤ near < `stretches` − 1).
+        ///
+        /// The least of the candidates, reloading next after stretch l ((cost to l + θ) + V(l + 1))
+        /// or never (the cost to the horizon). Every stretch's stale views are ≥ 0 and V ≥ 0,
+        /// so the cost never falls, and rounding keeps the order of sums: once the cost
+        /// reaches the best so far, no later candidate is less; with `cutoff`, once cost + θ
+        /// reaches it, no later reload is, and only the cost to the horizon is left to read.
+        /// Either way the result is the least of every candidate, as the full loop finds it.
+        @inline(__always) func leastAfterReload(at k: Int, extra: Double, near: Int, cutoff: Bool) -> Double {
+            let n = PooledSpending.stretches
+            var fresh = 1.0, kept = 1.0, cost = 0.0, best = Double.infinity
+            var l = k
+            while l < near {
+                cost += stale(l, weighted(l, extra: extra), fresh: &fresh, kept: &kept)
+                best = min(best, cost + theta + value[l + 1])
+                if cost >= best { return best }
+                l += 1
+            }
+            while l < n - 1 {
+                cost += stale(l, views[l], fresh: &fresh, kept: &kept)
+                let reload = cost + theta
+                if cutoff && reload >= best {
+                    while cost < best && l < n - 2 {
+                        l += 1
+                        cost += stale(l, views[l], fresh: &fresh, kept: &kept)
+                    }
+                    if cost >= best { return best }
+                    return min(best, cost + stale(n - 1, views[n - 1], fresh: &fresh, kept: &kept))
+                }
+                best = min(best, reload + value[l + 1])
+                if cost >= best { return best }
+                l += 1
+            }
+            cost += stale(n - 1, views[n - 1], fresh: &fresh, kept: &kept)
+            return min(best, cost)
+        }
+
+        /// Whether a later first reload, or none, leaves no more expected stale views plus θ
+        /// per reload than `reloadNow`, waiting from stretch `c` with `fresh0` the chance
+        /// that nothing changed since the last reload, on the own views weighed by
+        /// 1 + `extra` before stretch `near` (c ≤ near < `stretches` − 1). As in
+        /// `leastAfterReload`, with `cutoff` a cost + θ above `reloadNow` leaves only the
+        /// cost to the horizon to read.
+        @inline(__always) func waitingIsNoWorse(
+            from c: Int, extra: Double, near: Int, fresh0: Double, reloadNow: Double, cutoff: Bool
+        ) -> Bool {
+            let n = PooledSpending.stretches
+            var fresh = fresh0, kept = 1.0, cost = 0.0
+            var l = c
+            while l < near {
+                cost += stale(l, weighted(l, extra: extra), fresh: &fresh, kept: &kept)
+                if cost + theta + value[l + 1] <= reloadNow { return true }
+                if cost > reloadNow { return false }
+                l += 1
+            }
+            while l < n - 1 {
+                cost += stale(l, views[l], fresh: &fresh, kept: &kept)
+                let reload = cost + theta
+                if cutoff && reload > reloadNow {
+                    while cost <= reloadNow && l < n - 2 {
+                        l += 1
+                        cost += stale(l, views[l], fresh: &fresh, kept: &kept)
+                    }
+                    if cost > reloadNow { return false }
+                    return cost + stale(n - 1, views[n - 1], fresh: &fresh, kept: &kept) <= reloadNow
+                }
+                if reload + value[l + 1] <= reloadNow { return true }
+                if cost > reloadNow { return false }
+                l += 1
+            }
+            cost += stale(n - 1, views[n - 1], fresh: &fresh, kept: &kept)
+            return cost <= reloadNow
+        }
     }
 
     /// The expected stale views of a stretch with these views and factors of the change
@@ -427,7 +539,9 @@ struct PooledSpending {
     /// any later first reload (or none), by the plan: reloading now costs θ + V(now);
     /// waiting to stretch j costs the stale views until then, from the chance it is stale
     /// now, plus θ + V(j). A tie waits. In the next `nearStretches` the instance's own views
-    /// are weighed by who is on top now (`onTopFactor`), in V(now) and in the wait alike.
+    /// are weighed by who is on top now (`onTopFactor`), in V(now) and in the wait alike:
+    /// V(now) is the plan's V(c) when that leaves every view of those stretches as it was,
+    /// and the last request's when it was in the same stretch with the same factor.
     mutating func reloadNowIsBest(_ i: Int, at now: SimTime) -> Bool {
         let n = Self.stretches, s = i * n, v = i * (n + 1)
         let into = now - DailyViewCounts.day(of: now) * Milliseconds.day
@@ -435,39 +549,39 @@ struct PooledSpending {
         if planTheta[i] != theta || c < plannedFrom[i] { plan(i, from: c) }
         let fresh0 = 1 - staleChance(i, at: now)
         let extra = onTopFactor(i, at: now) - 1, near = c + Self.nearStretches
-        let theta = theta
-        return stretchViews.withUnsafeBufferPointer { views in
+        let theta = theta, cutoff = shortcuts
+        let cached = cutoff && nowStretch[i] == c && nowExtra[i] == extra
+        var valueNow = cached ? nowValue[i] : 0
+        let waiting = stretchViews.withUnsafeBufferPointer { views in
             stretchOwnViews.withUnsafeBufferPointer { own in
                 changeFactor.withUnsafeBufferPointer { change in
                     freeFactor.withUnsafeBufferPointer { free in
                         value.withUnsafeBufferPointer { value in
-                            func viewsAt(_ l: Int) -> Double {
-                                l < near ? max(0, views[s + l] + extra * own[s + l]) : views[s + l]
-                            }
-                            var reloadNow = theta + value[v + c]
-                            if extra != 0 {
-                                // V(now) on the views weighed by who is on top.
-                                var fresh = 1.0, kept = 1.0, cost = 0.0, best = Double.infinity
-                                for l in c ..< n {
-                                    cost += Self.staleViews(viewsAt(l), change[s + l], free[s + l], fresh: &fresh, kept: &kept)
-                                    best = min(best, l + 1 < n ? cost + theta + value[v + l + 1] : cost)
-                                    if cost >= best { break }
+                            let table = Self.Stretches(
+                                views: views.baseAddress! + s, own: own.baseAddress! + s, change: change.baseAddress! + s,
+                                free: free.baseAddress! + s, value: value.baseAddress! + v, theta: theta)
+                            if !cached {
+                                valueNow = value[v + c]
+                                if extra != 0 && !(cutoff && (c ..< near).allSatisfy { table.weighted($0, extra: extra) == views[s + $0] }) {
+                                    // V(now) on the views weighed by who is on top.
+                                    valueNow = table.leastAfterReload(at: c, extra: extra, near: near, cutoff: cutoff)
                                 }
-                                reloadNow = theta + best
                             }
-                            var fresh = fresh0, kept = 1.0, cost = 0.0
-                            for l in c ..< n {
-                                cost += Self.staleViews(viewsAt(l), change[s + l], free[s + l], fresh: &fresh, kept: &kept)
-                                let wait = l + 1 < n ? cost + theta + value[v + l + 1] : cost
-                                if wait <= reloadNow { return false }
-                                if cost > reloadNow { break }
-                            }
-                            return true
+                            let reloadNow = theta + valueNow
+                            return cutoff
+                                ? table.waitingIsNoWorse(from: c, extra: extra, near: near, fresh0: fresh0, reloadNow: reloadNow, cutoff: true)
+                                : table.waitingIsNoWorse(from: c, extra: extra, near: near, fresh0: fresh0, reloadNow: reloadNow, cutoff: false)
                         }
                     }
                 }
             }
         }
+        if !cached {
+            nowStretch[i] = c
+            nowExtra[i] = extra
+            nowValue[i] = valueNow
+        }
+        return !waiting
     }
 
     /// How many times its mean share of the person's views `i` is expected to get at the
