@@ -217,6 +217,9 @@ struct Run: ParsableCommand {
             options.progress = { @Sendable p in progress.update(p) }
         }
         if !quiet, let cost = ExploreCost.line(study) { say(cost) }
+        // gnuplot starts with the run, so that its start-up passes while people are simulated.
+        let gnuplot = noReport || options.shard != nil ? nil : Gnuplot.start()
+        defer { gnuplot?.cancel() }
         let outcome: StudyOutcome
         do {
             outcome = try RunJob.execute(study, options)
@@ -247,7 +250,7 @@ struct Run: ParsableCommand {
                     say(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
                 }
             }
-            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
+            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true, gnuplot: gnuplot)
             RunStatistics(result, since: start).print(to: say)
             say("reports written to \(displayed(folder.path))/")
             if let page { say("charts: open \(page.page.path) in a browser") }

@@ -48,29 +48,34 @@ public enum ReportPage {
         public var absentSections: [String]
     }
 
-    /// Builds `report.html` and `report/` in `folder` from its CSVs.
-    public static func build(in folder: URL, gnuplot: String? = nil) throws(BuildError) -> Written {
+    /// Builds `report.html` and `report/` in `folder` from its CSVs, drawn by `started`
+    /// (a gnuplot started earlier, `Gnuplot.start`) or else by `gnuplot` (an executable's
+    /// path; by default gnuplot on the `PATH`).
+    public static func build(in folder: URL, gnuplot: String? = nil, started: Gnuplot? = nil) throws(BuildError) -> Written {
+        defer { started?.cancel() }
         let inputs: Inputs
         do {
             inputs = try Inputs.read(folder)
         } catch {
             throw .input(error)
         }
-        guard let gnuplot = gnuplot ?? findExecutable("gnuplot") else { throw .gnuplotMissing }
+        guard let drawer = started ?? Gnuplot.start(gnuplot) else { throw .gnuplotMissing }
         let sections = Sections.make(inputs)
         let charts = sections.flatMap(\.charts)
 
-        let page = try write(charts, in: folder, gnuplot: gnuplot) { svgs in Page(inputs, sections, svgs).render() }
+        let page = try write(charts, in: folder, gnuplot: drawer) { svgs in Page(inputs, sections, svgs).render() }
         return Written(page: page, charts: charts.map(\.name),
                        absentSections: sections.compactMap { $0.absent == nil ? nil : $0.anchor })
     }
 
-    /// Draws `charts` with gnuplot in a temporary folder inside `folder`, renders the page
+    /// Draws `charts` with `gnuplot` in a temporary folder inside `folder`, renders the page
     /// from their SVGs (by chart name), then swaps in `report/` and `report.html`, a rename
-    /// each, so that a reader never sees a page whose figures' files are missing. Returns
+    /// each, so that a reader never sees a page whose figures' files are missing. The page
+    /// is rendered while gnuplot draws, a marker where each SVG goes (`SVGSlots`). Returns
     /// the page's URL.
-    static func write(_ charts: [Chart], in folder: URL, gnuplot: String,
+    static func write(_ charts: [Chart], in folder: URL, gnuplot: Gnuplot,
                       page render: ([String: String]) -> String) throws(BuildError) -> URL {
+        defer { gnuplot.cancel() }
         let fm = FileManager.default
         let temporary = folder.appendingPathComponent(".report-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max))")
         let chartsFolder = temporary.appendingPathComponent("report")
@@ -88,7 +93,10 @@ public enum ReportPage {
         } catch {
             throw .gnuplotFailed("cannot write into \(temporary.path): \(error.localizedDescription)")
         }
-        try runGnuplot(gnuplot, scripts: charts.map { "\($0.name).gp" }, in: chartsFolder)
+        gnuplot.draw(charts.map { "\($0.name).gp" }, in: chartsFolder)
+        let slots = SVGSlots(charts.map(\.name))
+        let draft = render(slots.markers)
+        try gnuplot.finish()
 
         var svgs: [String: String] = [:]
         for chart in charts {
@@ -98,7 +106,7 @@ public enum ReportPage {
             }
             svgs[chart.name] = inlineSVG(text)
         }
-        let html = render(svgs)
+        let html = slots.fill(draft, with: svgs) ?? render(svgs)
         let page = folder.appendingPathComponent("report.html")
         let finalCharts = folder.appendingPathComponent("report")
         do {
@@ -134,27 +142,6 @@ public enum ReportPage {
         }
         try OutputFolder.flushAtOnce(descriptors, paths: urls.map(\.path))
         OutputFolder.synchronize(charts)
-    }
-
-    static func runGnuplot(_ gnuplot: String, scripts: [String], in folder: URL) throws(BuildError) {
-        guard !scripts.isEmpty else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gnuplot)
-        process.arguments = scripts
-        process.currentDirectoryURL = folder
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .gnuplotFailed("cannot start \(gnuplot): \(error.localizedDescription)")
-        }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw .gnuplotFailed(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
     }
 
     /// An SVG file's text as an element inside the page: without its XML declaration.
