@@ -217,9 +217,11 @@ struct Run: ParsableCommand {
             options.progress = { @Sendable p in progress.update(p) }
         }
         if !quiet, let cost = ExploreCost.line(study) { say(cost) }
-        // gnuplot starts with the run, so that its start-up passes while people are simulated.
-        let gnuplot = noReport || options.shard != nil ? nil : Gnuplot.start()
+        // gnuplot starts with the run, and the page's templates are parsed, while people are simulated.
+        let drawsPage = !noReport && options.shard == nil
+        let gnuplot = drawsPage ? Gnuplot.start() : nil
         defer { gnuplot?.cancel() }
+        if drawsPage { ReportPage.prepare() }
         let outcome: StudyOutcome
         do {
             outcome = try RunJob.execute(study, options)

@@ -82,18 +82,7 @@ public final class Gnuplot: @unchecked Sendable {
         pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let fd = input.fileHandleForWriting.fileDescriptor
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                bytes = bytes.dropFirst(n)
-            } else if n < 0, errno == EINTR {
-                continue
-            } else {
-                if errno == EPIPE { takePendingSignal(pipeSignal) }
-                return
-            }
-        }
+        if Array(text.utf8).withUnsafeBytes({ writeAll(fd, $0) }) == EPIPE { takePendingSignal(pipeSignal) }
     }
 
     /// Removes the pending signal of `set` from this thread, if it is there.
