@@ -9,11 +9,11 @@ import Foundation
 /// name, its line, the fault) and status 1, the scripts after it left undrawn.
 public final class Gnuplot: @unchecked Sendable {
     let executable: String
-    private let process = Process()
-    private let input = Pipe()
-    private let errors = Pipe()
+    private var process = Process()
+    private var input = Pipe()
+    private var errors = Pipe()
     /// Why gnuplot could not start, when it could not; told when its work is awaited.
-    private let startFailure: String?
+    private var startFailure: String?
     /// Whether its input is closed: its commands sent, or nothing to draw.
     private var closed = false
     /// Whether it was sent scripts to draw.
@@ -28,6 +28,14 @@ public final class Gnuplot: @unchecked Sendable {
 
     private init(_ executable: String) {
         self.executable = executable
+        launch()
+    }
+
+    /// Starts gnuplot reading its commands from standard input.
+    private func launch() {
+        process = Process()
+        input = Pipe()
+        errors = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["/dev/stdin"]
         process.standardInput = input
@@ -41,11 +49,19 @@ public final class Gnuplot: @unchecked Sendable {
         }
     }
 
+    /// The running gnuplot's process identifier.
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Sends the commands that draw `scripts` (file names in `folder`) and closes gnuplot's
     /// input: it draws them while the caller goes on. Once only.
     func draw(_ scripts: [String], in folder: URL) {
         precondition(!closed, "gnuplot was sent its scripts already")
         drawing = !scripts.isEmpty
+        // A gnuplot that ended while it waited (killed, say) is started again.
+        if drawing, startFailure == nil, !process.isRunning {
+            try? input.fileHandleForWriting.close()
+            launch()
+        }
         if drawing, startFailure == nil {
             send("cd \(gnuplotQuoted(folder.path))\n" + scripts.map { "load \(gnuplotQuoted($0))\n" }.joined())
         }

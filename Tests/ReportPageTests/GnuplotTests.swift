@@ -58,14 +58,33 @@ struct GnuplotTests {
         #expect(try String(contentsOf: page, encoding: .utf8) == drawn.joined(separator: "\n"))
     }
 
-    @Test("gnuplot gone before its scripts are sent: an error, not the end of the program")
-    func gnuplotGone() throws {
+    @Test("gnuplot's input closed before its scripts are sent: an error, not the end of the program")
+    func inputClosed() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // `true` reads nothing and ends at once: the scripts are written into a closed pipe.
-        let drawer = try #require(Gnuplot.start("/bin/true"))
+        // A program that closes its standard input and waits: the scripts are written into a pipe without a reader.
+        let program = folder.appendingPathComponent("closes-input")
+        try "#!/bin/sh\nexec 0<&-\nsleep 1\n".write(to: program, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+        let drawer = try #require(Gnuplot.start(program.path))
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(failure { () throws(ReportPage.BuildError) in _ = try ReportPage.write([chart("one")], in: folder, gnuplot: drawer) { _ in "page" } } == "one.gp drew no SVG")
+        let pages = folder.appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        #expect(failure { () throws(ReportPage.BuildError) in _ = try ReportPage.write([chart("one")], in: pages, gnuplot: drawer) { _ in "page" } } == "one.gp drew no SVG")
+    }
+
+    @Test("a gnuplot ended while it waited (killed) is started again")
+    func endedWhileWaiting() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let drawer = try #require(Gnuplot.start())
+        let first = drawer.processIdentifier
+        kill(first, SIGKILL)
+        for _ in 0 ..< 200 where kill(first, 0) == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.1)
+        _ = try ReportPage.write([chart("one")], in: folder, gnuplot: drawer) { svgs in svgs["one"] ?? "" }
+        #expect(drawer.processIdentifier != first)
+        #expect(try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8).hasPrefix("<svg"))
     }
 
     @Test("a gnuplot that cannot start: its path in the message")
