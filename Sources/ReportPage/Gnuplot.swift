@@ -33,6 +33,7 @@ public final class Gnuplot: @unchecked Sendable {
 
     /// Starts gnuplot reading its commands from standard input.
     private func launch() {
+        closed = false
         process = Process()
         input = Pipe()
         errors = Pipe()
@@ -53,13 +54,13 @@ public final class Gnuplot: @unchecked Sendable {
     var processIdentifier: Int32 { process.processIdentifier }
 
     /// Sends the commands that draw `scripts` (file names in `folder`) and closes gnuplot's
-    /// input: it draws them while the caller goes on. Once only.
+    /// input: it draws them while the caller goes on.
     func draw(_ scripts: [String], in folder: URL) {
-        precondition(!closed, "gnuplot was sent its scripts already")
         drawing = !scripts.isEmpty
-        // A gnuplot that ended while it waited (killed, say) is started again.
-        if drawing, startFailure == nil, !process.isRunning {
-            try? input.fileHandleForWriting.close()
+        // A gnuplot sent an earlier page's scripts, or that ended while it waited (killed,
+        // say), is started again.
+        if drawing, closed || !process.isRunning {
+            cancel()
             launch()
         }
         if drawing, startFailure == nil {

@@ -87,6 +87,19 @@ struct GnuplotTests {
         #expect(try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8).hasPrefix("<svg"))
     }
 
+    @Test("one gnuplot given two pages: the second is drawn by a gnuplot started again")
+    func twoPages() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let drawer = try #require(Gnuplot.start())
+        for name in ["first", "second"] {
+            let page = folder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: page, withIntermediateDirectories: true)
+            _ = try ReportPage.write([chart(name)], in: page, gnuplot: drawer) { svgs in svgs[name] ?? "" }
+            #expect(try String(contentsOf: page.appendingPathComponent("report.html"), encoding: .utf8).hasPrefix("<svg"))
+        }
+    }
+
     @Test("a gnuplot that cannot start: its path in the message")
     func cannotStart() throws {
         let folder = temporaryFolder()
