@@ -44,11 +44,13 @@ struct Report: ParsableCommand {
 /// Builds the page (a batch folder's page with `batch`), or prints why not (naming the file at fault) and exits: 2 for bad
 /// input, 1 when gnuplot is missing or fails. After a run (`optional`), a missing gnuplot
 /// only warns: the CSVs are complete, and `widgetsim report` can draw them later.
+/// `gnuplot`, started earlier (`Gnuplot.start`), draws a run's page.
 @discardableResult
-func writeReportPage(in folder: URL, command: String, optional: Bool = false, batch: Bool = false) throws -> ReportPage.Written? {
+func writeReportPage(in folder: URL, command: String, optional: Bool = false, batch: Bool = false,
+                     gnuplot: Gnuplot? = nil) throws -> ReportPage.Written? {
     do {
         if batch { return try BatchPage.build(in: folder) }
-        return try ReportPage.build(in: folder)
+        return try ReportPage.build(in: folder, started: gnuplot)
     } catch {
         if optional, case .gnuplotMissing = error {
             printError("\(command): report.html not written: \(error.description); the CSVs are complete")

@@ -217,6 +217,11 @@ struct Run: ParsableCommand {
             options.progress = { @Sendable p in progress.update(p) }
         }
         if !quiet, let cost = ExploreCost.line(study) { say(cost) }
+        // gnuplot starts with the run, and the page's templates are parsed, while people are simulated.
+        let drawsPage = !noReport && options.shard == nil
+        let gnuplot = drawsPage ? Gnuplot.start() : nil
+        defer { gnuplot?.cancel() }
+        if drawsPage { ReportPage.prepare() }
         let outcome: StudyOutcome
         do {
             outcome = try RunJob.execute(study, options)
@@ -247,7 +252,7 @@ struct Run: ParsableCommand {
                     say(study.isStudy ? StudyTable.render(result.results, study: study) : SummaryTable.render(result.results[0]))
                 }
             }
-            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true)
+            let page = noReport ? nil : try writeReportPage(in: folder, command: "widgetsim run", optional: true, gnuplot: gnuplot)
             RunStatistics(result, since: start).print(to: say)
             say("reports written to \(displayed(folder.path))/")
             if let page { say("charts: open \(page.page.path) in a browser") }

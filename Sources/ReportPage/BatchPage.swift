@@ -30,9 +30,9 @@ public enum BatchPage {
         } catch {
             throw .input(error)
         }
-        guard let gnuplot = gnuplot ?? ReportPage.findExecutable("gnuplot") else { throw .gnuplotMissing }
+        guard let drawer = Gnuplot.start(gnuplot) else { throw .gnuplotMissing }
         let charts = goalCharts(runs)
-        let page = try ReportPage.write(charts, in: folder, gnuplot: gnuplot) { svgs in
+        let page = try ReportPage.write(charts, in: folder, gnuplot: drawer) { svgs in
             BatchPageValues(folder.lastPathComponent, runs, charts, svgs).render()
         }
         return ReportPage.Written(page: page, charts: charts.map(\.name), absentSections: [])

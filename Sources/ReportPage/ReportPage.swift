@@ -48,67 +48,95 @@ public enum ReportPage {
         public var absentSections: [String]
     }
 
-    /// Builds `report.html` and `report/` in `folder` from its CSVs.
-    public static func build(in folder: URL, gnuplot: String? = nil) throws(BuildError) -> Written {
+    /// Builds `report.html` and `report/` in `folder` from its CSVs, drawn by `started`
+    /// (a gnuplot started earlier, `Gnuplot.start`) or else by `gnuplot` (an executable's
+    /// path; by default gnuplot on the `PATH`).
+    public static func build(in folder: URL, gnuplot: String? = nil, started: Gnuplot? = nil) throws(BuildError) -> Written {
+        defer { started?.cancel() }
         let inputs: Inputs
         do {
             inputs = try Inputs.read(folder)
         } catch {
             throw .input(error)
         }
-        guard let gnuplot = gnuplot ?? findExecutable("gnuplot") else { throw .gnuplotMissing }
+        guard let drawer = started ?? Gnuplot.start(gnuplot) else { throw .gnuplotMissing }
         let sections = Sections.make(inputs)
         let charts = sections.flatMap(\.charts)
 
-        let page = try write(charts, in: folder, gnuplot: gnuplot) { svgs in Page(inputs, sections, svgs).render() }
+        let page = try write(charts, in: folder, gnuplot: drawer) { svgs in Page(inputs, sections, svgs).render() }
         return Written(page: page, charts: charts.map(\.name),
                        absentSections: sections.compactMap { $0.absent == nil ? nil : $0.anchor })
     }
 
-    /// Draws `charts` with gnuplot in a temporary folder inside `folder`, renders the page
+    /// Parses the page's templates on a thread of their own, so that a page built later
+    /// (after a run) finds them parsed.
+    public static func prepare() {
+        Thread.detachNewThread { _ = Page.templates }
+    }
+
+    /// Draws `charts` with `gnuplot` in a temporary folder inside `folder`, renders the page
     /// from their SVGs (by chart name), then swaps in `report/` and `report.html`, a rename
-    /// each, so that a reader never sees a page whose figures' files are missing. Returns
-    /// the page's URL.
-    static func write(_ charts: [Chart], in folder: URL, gnuplot: String,
+    /// each, so that a reader never sees a page whose figures' files are missing. While
+    /// gnuplot draws, the page is rendered, a marker where each SVG goes (`SVGSlots`), and
+    /// the charts' data and scripts are flushed to the disk. Returns the page's URL.
+    static func write(_ charts: [Chart], in folder: URL, gnuplot: Gnuplot,
                       page render: ([String: String]) -> String) throws(BuildError) -> URL {
+        defer { gnuplot.cancel() }
         let fm = FileManager.default
         let temporary = folder.appendingPathComponent(".report-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0 ... .max))")
         let chartsFolder = temporary.appendingPathComponent("report")
         defer { try? fm.removeItem(at: temporary) }
+        // The data and scripts, open until their flush has ended.
+        let files = OpenFiles()
+        defer { files.close() }
         do {
             try fm.createDirectory(at: chartsFolder, withIntermediateDirectories: true)
             for chart in charts {
                 for (file, text) in chart.data {
-                    try AtomicFile.write(text, to: chartsFolder.appendingPathComponent(file), durable: false)
+                    try files.create(chartsFolder.appendingPathComponent(file), text)
                 }
-                try AtomicFile.write(chart.script, to: chartsFolder.appendingPathComponent("\(chart.name).gp"), durable: false)
+                try files.create(chartsFolder.appendingPathComponent("\(chart.name).gp"), chart.script)
             }
         } catch let error as ReportError {
             throw .gnuplotFailed("cannot write into \(temporary.path): \(error)")
         } catch {
             throw .gnuplotFailed("cannot write into \(temporary.path): \(error.localizedDescription)")
         }
-        try runGnuplot(gnuplot, scripts: charts.map { "\($0.name).gp" }, in: chartsFolder)
+        gnuplot.draw(charts.map { "\($0.name).gp" }, in: chartsFolder)
+        files.flushInBackground()
+        let slots = SVGSlots(charts.map(\.name))
+        let draft = render(slots.markers)
+        try gnuplot.finish()
 
         var svgs: [String: String] = [:]
         for chart in charts {
             let url = chartsFolder.appendingPathComponent("\(chart.name).svg")
-            guard let text = try? String(contentsOf: url, encoding: .utf8), text.contains("<svg") else {
+            guard let bytes = fm.contents(atPath: url.path), let svg = inlineSVG(Array(bytes)) else {
                 throw .gnuplotFailed("\(chart.name).gp drew no SVG")
             }
-            svgs[chart.name] = inlineSVG(text)
+            svgs[chart.name] = svg
         }
-        let html = render(svgs)
+        let html = slots.fill(draft, with: svgs) ?? render(svgs)
         let page = folder.appendingPathComponent("report.html")
         let finalCharts = folder.appendingPathComponent("report")
         do {
-            try AtomicFile.write(html, to: temporary.appendingPathComponent("report.html"), durable: false)
+            let draftPage = temporary.appendingPathComponent("report.html")
+            let rest = OpenFiles()
+            defer { rest.close() }
+            try rest.create(draftPage, html)
             // Every file of the page on the disk before the first move, gnuplot's SVGs too.
-            try flush(chartsFolder, temporary.appendingPathComponent("report.html"))
+            let flushed = Set(files.paths)
+            for name in try fm.contentsOfDirectory(atPath: chartsFolder.path).sorted()
+            where !flushed.contains(chartsFolder.appendingPathComponent(name).path) {
+                try rest.open(chartsFolder.appendingPathComponent(name))
+            }
+            try rest.flush()
+            try files.waitForFlush()
+            OutputFolder.synchronize(chartsFolder)
             let old = temporary.appendingPathComponent("old-report")
             if fm.fileExists(atPath: finalCharts.path) { try fm.moveItem(at: finalCharts, to: old) }
             try fm.moveItem(at: chartsFolder, to: finalCharts)
-            if rename(temporary.appendingPathComponent("report.html").path, page.path) != 0 {
+            if rename(draftPage.path, page.path) != 0 {
                 throw CocoaError(.fileWriteUnknown)
             }
             OutputFolder.synchronize(folder)
@@ -120,47 +148,17 @@ public enum ReportPage {
         return page
     }
 
-    /// Flushes the files of `charts` (a folder) and `page` to the disk, all at once, and
-    /// the folder's entries.
-    static func flush(_ charts: URL, _ page: URL) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: charts.path)
-        let urls = names.sorted().map { charts.appendingPathComponent($0) } + [page]
-        var descriptors: [Int32] = []
-        defer { descriptors.forEach { _ = close($0) } }
-        for url in urls {
-            let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw ReportError.cannotWrite(url.path, String(cString: strerror(errno))) }
-            descriptors.append(fd)
+    /// An SVG file's bytes as an element inside the page: from its `<svg` on, without the
+    /// XML declaration; nil when they are not UTF-8 or hold no `<svg`.
+    static func inlineSVG(_ bytes: [UInt8]) -> String? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
+        let tag = Array("<svg".utf8)
+        var i = bytes.startIndex
+        while let start = bytes[i...].firstIndex(of: tag[0]) {
+            if bytes[start...].starts(with: tag) { return String(decoding: bytes[start...], as: UTF8.self) }
+            i = start + 1
         }
-        try OutputFolder.flushAtOnce(descriptors, paths: urls.map(\.path))
-        OutputFolder.synchronize(charts)
-    }
-
-    static func runGnuplot(_ gnuplot: String, scripts: [String], in folder: URL) throws(BuildError) {
-        guard !scripts.isEmpty else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gnuplot)
-        process.arguments = scripts
-        process.currentDirectoryURL = folder
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .gnuplotFailed("cannot start \(gnuplot): \(error.localizedDescription)")
-        }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw .gnuplotFailed(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-    }
-
-    /// An SVG file's text as an element inside the page: without its XML declaration.
-    static func inlineSVG(_ text: String) -> String {
-        guard let start = text.range(of: "<svg") else { return text }
-        return String(text[start.lowerBound...])
+        return nil
     }
 
     static func findExecutable(_ name: String) -> String? {
@@ -403,14 +401,16 @@ struct Page {
         legend = metrics.map { Meaning(name: $0.1, meaning: meanings[$0.1] ?? $0.0.label) }
     }
 
+    /// The page's templates, parsed once (`ReportPage.prepare` parses them ahead). They are
+    /// constants of this program, checked by the tests: they parse.
+    static let templates = MustacheLibrary(templates: [
+        "page": try! MustacheTemplate(string: PageTemplate.text),
+        "chart": try! MustacheTemplate(string: PageTemplate.chart),
+        "style": try! MustacheTemplate(string: PageTemplate.style),
+    ])
+
     func render() -> String {
-        // The templates are constants of this program, checked by the tests: they parse.
-        let library = MustacheLibrary(templates: [
-            "page": try! MustacheTemplate(string: PageTemplate.text),
-            "chart": try! MustacheTemplate(string: PageTemplate.chart),
-            "style": try! MustacheTemplate(string: PageTemplate.style),
-        ])
-        return library.render(self, withTemplate: "page")!
+        Page.templates.render(self, withTemplate: "page")!
     }
 }
 
